@@ -1,0 +1,1 @@
+"""Batches of simulated games, summaries and the `cavekit` command line."""

@@ -1,0 +1,83 @@
+"""The `cavekit` command line."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ..core.api import CavekitError
+from ..core.registry import game_names
+from .batch import run_match, summarize
+
+
+def _parse_value(text: str) -> object:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _game_params(items: list[str]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise CavekitError(f"--param {item!r} is not of the form name=value")
+        params[key] = _parse_value(value)
+    return params
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    params = _game_params(args.param)
+    players = args.players if args.players is not None else len(args.agents)
+    results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
+                        players=players, **params)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        results.to_csv(out / "games.csv", index=False)
+    with pd.option_context("display.width", 160, "display.precision", 3):
+        print(f"{args.game}: {args.games} games, agents {' vs '.join(args.agents)}, master seed {args.seed}")
+        for title, table in summarize(results).items():
+            print(f"\n{title}\n{table.to_string()}")
+        if args.out:
+            print(f"\none row per game written to {Path(args.out) / 'games.csv'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cavekit", description="AI play and strategy analysis for cave games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    match = sub.add_parser(
+        "match", help="play a batch of AI-vs-AI games and print a balance summary",
+        description="Play seeded games between agents (seats rotate every game) and summarise them.",
+        epilog="example: cavekit match cvc --agents random random --games 200 --seed 7")
+    match.add_argument("game", choices=game_names(), help="game name")
+    match.add_argument("--agents", nargs="+", required=True, help="one agent spec per seat, e.g. random")
+    match.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    match.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    match.add_argument("--players", type=int, help="players (default: number of agents)")
+    match.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                       help="a rule option of the game, e.g. --param undermining_ignores=one_wall")
+    match.add_argument("--out", help="folder to write one row per game (games.csv)")
+    match.add_argument("--quiet", action="store_true", help="no progress bar")
+    match.set_defaults(run=cmd_match)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CavekitError as e:
+        print(f"cavekit: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The Cave vs Cave game object, and what every Cave vs Cave state shares whichever engine computes it.
+
+`CaveVsCave` holds the parameters and makes states; `StateMixin` gives both engines the same results,
+notation, records and rendering on top of their `to_dict()`, `scores()` and `room_values()`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..api import CHANCE, ConfigError, CorruptRecordError, IllegalActionError, sample_chance_outcome
+from .actions import action_table, normalize_text
+from .render import render_state
+from .rules import NUM_ROOMS, Config, make_config, rules
+
+RECORD_FORMAT = "cavekit-cvc"
+RECORD_VERSION = 1
+ENGINES = ("reference",)
+
+# Upper bound on the actions of one turn: take, 3 tile sub-actions, 4 room uses (Expedition with the
+# Equipment Room), Prospecting Site, Additional Cavern side, end turn, 3 room reveals, a draw-pile reveal,
+# and conversions (each raises food by 1 towards its cap of 9, so at most 9 plus the food paid that turn,
+# which is at most 9 (Housework) + 2 (Excavation) + 4 rooms x 2 + 1 (Prospecting Site) = 20).
+MAX_ACTIONS_PER_TURN = 1 + 3 + 4 + 1 + 1 + 1 + 3 + 1 + 9 + 20
+
+
+class StateMixin:
+    """Results, notation, records and rendering shared by the reference and compiled states."""
+
+    _game: "CaveVsCave"
+
+    def returns(self) -> list[float]:
+        """+1 win, -1 loss, 0 draw (two players, tie-break applied); solo: the final score. 0 until the end."""
+        if not self.is_terminal():  # type: ignore[attr-defined]
+            return [0.0] * self._game.num_players
+        scores = self.scores()  # type: ignore[attr-defined]
+        if self._game.num_players == 1:
+            return [float(scores[0])]
+        key = [(scores[p], self._tie_break_key(p)) for p in (0, 1)]
+        if key[0] == key[1]:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if key[0] > key[1] else [-1.0, 1.0]
+
+    def _tie_break_key(self, player: int) -> tuple[int, ...]:
+        values = self.room_values(player)  # type: ignore[attr-defined]
+        if self._game.config.tie_break_when_top_rooms_equal == "draw":
+            return tuple(values[:1])
+        return tuple(values)
+
+    def winner(self) -> int | None:
+        """The winning player of a finished two-player game, or None for a draw or a solo game."""
+        r = self.returns()
+        if self._game.num_players == 1 or r[0] == r[1]:
+            return None
+        return 0 if r[0] > r[1] else 1
+
+    def action_to_string(self, action: int) -> str:
+        """Readable, stable notation of an action (a chance outcome is named by what it reveals)."""
+        if self.current_player() == CHANCE:  # type: ignore[attr-defined]
+            return _chance_text(self, action)
+        table = action_table()
+        if not 0 <= action < len(table):
+            raise IllegalActionError(action, self.current_player(), f"actions are numbered 0 to {len(table) - 1}")  # type: ignore[attr-defined]
+        return table.specs[action].text
+
+    def string_to_action(self, text: str) -> int:
+        """The action named by `text` (case and spacing do not matter); a number is taken as the id."""
+        stripped = text.strip()
+        if stripped.lstrip("-").isdigit():
+            return int(stripped)
+        if self.current_player() == CHANCE:  # type: ignore[attr-defined]
+            for outcome, _ in self.chance_outcomes():  # type: ignore[attr-defined]
+                if normalize_text(_chance_text(self, outcome)) == normalize_text(stripped):
+                    return outcome
+        action = action_table().by_text.get(normalize_text(stripped))
+        if action is None:
+            raise IllegalActionError(text, self.current_player(), "no action has that notation; "  # type: ignore[attr-defined]
+                                     "legal now: " + "; ".join(self.action_to_string(a) for a in self.legal_actions()[:12]))  # type: ignore[attr-defined]
+        return action
+
+    def information_state_string(self, player: int) -> str:
+        """Cave vs Cave has no hidden information: every player sees the whole position and its history."""
+        return self.serialize()
+
+    def observation(self, player: int) -> dict[str, Any]:
+        return self.to_dict()  # type: ignore[attr-defined]
+
+    def serialize(self) -> str:
+        """A versioned JSON record: game parameters, full history, and the position it leads to."""
+        return json.dumps({"format": RECORD_FORMAT, "version": RECORD_VERSION,
+                           "params": self._game.parameters(), "history": self.history(),  # type: ignore[attr-defined]
+                           "state": self.to_dict()}, separators=(",", ":"))  # type: ignore[attr-defined]
+
+    def __str__(self) -> str:
+        return render_state(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} cvc players={self._game.num_players} history={len(self.history())} actions>"  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StateMixin) and self._game.parameters() == other._game.parameters() \
+            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore_state, (self._game.parameters(), self.serialize()))
+
+
+def _restore_state(params: dict[str, Any], record: str) -> Any:
+    return CaveVsCave(**params).deserialize_state(record)
+
+
+def _chance_text(state: Any, outcome: int) -> str:
+    from .reference import REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER
+    kind = state._chance_kind()
+    r = rules()
+    if kind == START_PLAYER and outcome in (0, 1):
+        return f"player {outcome} starts"
+    if kind == REMOVE_LIGHT_ROOM and 0 <= outcome < NUM_ROOMS:
+        return f"remove {r.rooms[outcome].name}"
+    if kind == REVEAL_TILE and 0 <= outcome < len(r.tiles):
+        return f"reveal {r.tiles[outcome].name}"
+    if kind == REVEAL_ROOM and 0 <= outcome < NUM_ROOMS:
+        return f"turn up {r.rooms[outcome].name}"
+    return f"chance outcome {outcome}"
+
+
+class CaveVsCave:
+    """Caverna: Cave vs Cave with fixed parameters: `players` (1 = solo, 2), engine, and rule options."""
+
+    name = "cvc"
+    max_chance_outcomes = NUM_ROOMS
+
+    def __init__(self, players: int = 2, engine: str = "reference", **params: Any):
+        if players not in (1, 2):
+            raise ConfigError(f"Cave vs Cave is for 1 (solo) or 2 players, not {players!r}")
+        if engine not in ENGINES:
+            raise ConfigError(f"unknown engine {engine!r} for cvc; available engines: {', '.join(ENGINES)}")
+        self.num_players = players
+        self.engine = engine
+        self.config: Config = make_config(**params)
+        self.num_distinct_actions = len(action_table())
+        r = rules()
+        turns = sum(r.turns[players]) * players
+        setup_chance = (1 if players == 2 else 3) + len(r.turns[players])
+        self.max_game_length = turns * MAX_ACTIONS_PER_TURN + setup_chance
+        self.num_rounds = len(r.turns[players])
+
+    def parameters(self) -> dict[str, Any]:
+        """Everything that defines the game (not the engine): players and every rule option."""
+        return {"players": self.num_players, **self.config.as_dict()}
+
+    def min_utility(self) -> float:
+        return -1.0 if self.num_players == 2 else 0.0
+
+    def max_utility(self) -> float:
+        if self.num_players == 2:
+            return 1.0
+        r = rules()
+        return float(sum(room.vp for room in r.rooms) + r.caps[5])
+
+    def new_initial_state(self, seed: int | None = None) -> Any:
+        """The position before setup; with a seed, setup (who starts, solo removals, round 1's tile) is dealt."""
+        from .reference import ReferenceState
+        state = ReferenceState(self)
+        if seed is not None:
+            rng = np.random.default_rng(seed)
+            while state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+        return state
+
+    def deserialize_state(self, text: str) -> Any:
+        """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CorruptRecordError(f"line {e.lineno} column {e.colno}", f"not JSON ({e.msg})") from None
+        if not isinstance(record, dict):
+            raise CorruptRecordError("top level", "a record is a JSON object")
+        for key in ("format", "version", "params", "history"):
+            if key not in record:
+                raise CorruptRecordError(key, "missing")
+        if record["format"] != RECORD_FORMAT:
+            raise CorruptRecordError("format", f"{record['format']!r} is not a Cave vs Cave record")
+        if record["version"] != RECORD_VERSION:
+            raise CorruptRecordError("version", f"version {record['version']!r}; this cavekit reads {RECORD_VERSION}")
+        if record["params"] != self.parameters():
+            diff = sorted(k for k in set(record["params"]) | set(self.parameters())
+                          if record["params"].get(k) != self.parameters().get(k))
+            raise CorruptRecordError("params", f"the record's parameters differ from this game's in {', '.join(diff)}")
+        if not isinstance(record["history"], list):
+            raise CorruptRecordError("history", "must be a list of action numbers")
+        state = self.new_initial_state()
+        for i, action in enumerate(record["history"]):
+            try:
+                state.apply_action(action)
+            except IllegalActionError as e:
+                raise CorruptRecordError(f"history[{i}]", str(e)) from None
+        if "state" in record:
+            replayed = state.to_dict()
+            for key in sorted(set(replayed) | set(record["state"])):
+                if record["state"].get(key) != replayed.get(key):
+                    raise CorruptRecordError(f"state.{key}", f"recorded {record['state'].get(key)!r}, "
+                                             f"but the history leads to {replayed.get(key)!r}")
+        return state
+
+    def __repr__(self) -> str:
+        return f"CaveVsCave(players={self.num_players}, engine={self.engine!r})"
+

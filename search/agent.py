@@ -1,0 +1,82 @@
+"""The agent protocol, the random agent, and `make_agent`, which builds any agent from a spec string.
+
+A spec is `name` or `name:key=value,key=value` (for example `"random"`); the CLI, batch runner and
+notebooks all name agents this way.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from ..core.api import CHANCE, ConfigError, Game, State
+
+
+class Agent(Protocol):
+    """Chooses an action for the player to move; all randomness comes from its own seeded generator."""
+
+    name: str
+
+    def step(self, state: State) -> int: ...
+    def reset(self) -> None: ...
+
+
+class RandomAgent:
+    """Plays a uniformly random legal action."""
+
+    name = "random"
+
+    def __init__(self, game: Game, seed: int | np.random.SeedSequence | None = None):
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        self.rng = np.random.default_rng(self._seed)
+
+    def step(self, state: State) -> int:
+        if state.current_player() == CHANCE:
+            raise ValueError("agents choose player actions; sample chance outcomes from chance_outcomes()")
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError("no legal action: the game is over")
+        return int(legal[self.rng.integers(len(legal))])
+
+
+_AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]]]] = {
+    "random": (RandomAgent, {}),
+}
+
+
+def agent_names() -> list[str]:
+    return sorted(_AGENTS)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split `name:key=value,...` into the name and its raw option strings."""
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(f"agent spec {spec!r}: option {item!r} is not of the form key=value")
+        options[key.strip()] = value.strip()
+    return name.strip(), options
+
+
+def make_agent(spec: str, game: Game, seed: int | np.random.SeedSequence | None = None) -> Agent:
+    """Build an agent from its spec string; unknown agents and options get a ConfigError saying what exists."""
+    name, raw = parse_spec(spec)
+    if name not in _AGENTS:
+        raise ConfigError(f"unknown agent {name!r} in spec {spec!r}; available agents: {', '.join(agent_names())}")
+    factory, option_types = _AGENTS[name]
+    options: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in option_types:
+            allowed = ", ".join(sorted(option_types)) or "none"
+            raise ConfigError(f"agent {name!r} has no option {key!r}; its options: {allowed}")
+        try:
+            options[key] = option_types[key](value)
+        except ValueError:
+            raise ConfigError(f"agent {name!r}: option {key}={value!r} is not a valid "
+                              f"{option_types[key].__name__}") from None
+    return factory(game, seed=seed, **options)
