@@ -22,6 +22,20 @@ def packages() -> list[str]:
     return found
 
 
+def cython_include_dir() -> str:
+    """A folder in which `cavekit/<sub>` points at the mapped folder, so Cython finds `.pxd` files by the
+    package names it compiles under (`cimport cavekit.core.cvc.compiled`)."""
+    root = Path("build", "cython_include", "cavekit")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "__init__.pxd").touch()
+    for package, folder in PACKAGE_DIRS.items():
+        if package != "cavekit":
+            link = root / package.split(".")[1]
+            if not link.is_symlink():
+                link.symlink_to(Path(folder).resolve(), target_is_directory=True)
+    return str(root.parent)
+
+
 def extensions() -> list[Extension]:
     modules = []
     for package, folder in PACKAGE_DIRS.items():
@@ -31,7 +45,7 @@ def extensions() -> list[Extension]:
     if not modules:
         return []
     from Cython.Build import cythonize
-    return cythonize(modules, language_level=3, compiler_directives={
+    return cythonize(modules, language_level=3, include_path=[cython_include_dir()], compiler_directives={
         "boundscheck": False, "wraparound": False, "cdivision": True, "initializedcheck": False})
 
 

@@ -6,6 +6,7 @@ node `current_player()` is `CHANCE` and `chance_outcomes()` lists `(outcome, pro
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 CHANCE = -1
@@ -75,6 +76,16 @@ class Game(Protocol):
     def new_initial_state(self, seed: int | None = None) -> State: ...
     def deserialize_state(self, text: str) -> State: ...
     def parameters(self) -> dict[str, Any]: ...
+
+
+def as_action(action: Any) -> int | None:
+    """`action` as a plain int (numpy integers included), or None if it is not an integer (bools are not)."""
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:

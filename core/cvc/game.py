@@ -17,7 +17,7 @@ from .rules import NUM_ROOMS, Config, make_config, rules
 
 RECORD_FORMAT = "cavekit-cvc"
 RECORD_VERSION = 1
-ENGINES = ("reference",)
+ENGINES = ("compiled", "reference")
 
 # Upper bound on the actions of one turn: take, 3 tile sub-actions, 4 room uses (Expedition with the
 # Equipment Room), Prospecting Site, Additional Cavern side, end turn, 3 room reveals, a draw-pile reveal,
@@ -55,6 +55,13 @@ class StateMixin:
         if self._game.num_players == 1 or r[0] == r[1]:
             return None
         return 0 if r[0] > r[1] else 1
+
+    def legal_actions_mask(self) -> list[int]:
+        """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
+        mask = [0] * self._game.num_distinct_actions
+        for a in self.legal_actions():  # type: ignore[attr-defined]
+            mask[a] = 1
+        return mask
 
     def action_to_string(self, action: int) -> str:
         """Readable, stable notation of an action (a chance outcome is named by what it reveals)."""
@@ -106,11 +113,11 @@ class StateMixin:
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore_state, (self._game.parameters(), self.serialize()))
+        return (_restore_state, (self._game.parameters(), self._game.engine, self.serialize()))
 
 
-def _restore_state(params: dict[str, Any], record: str) -> Any:
-    return CaveVsCave(**params).deserialize_state(record)
+def _restore_state(params: dict[str, Any], engine: str, record: str) -> Any:
+    return CaveVsCave(engine=engine, **params).deserialize_state(record)
 
 
 def _chance_text(state: Any, outcome: int) -> str:
@@ -164,13 +171,19 @@ class CaveVsCave:
 
     def new_initial_state(self, seed: int | None = None) -> Any:
         """The position before setup; with a seed, setup (who starts, solo removals, round 1's tile) is dealt."""
-        from .reference import ReferenceState
-        state = ReferenceState(self)
+        state = self._state_class()(self)
         if seed is not None:
             rng = np.random.default_rng(seed)
             while state.current_player() == CHANCE:
                 state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
         return state
+
+    def _state_class(self) -> type:
+        if self.engine == "compiled":
+            from .compiled import CompiledState
+            return CompiledState
+        from .reference import ReferenceState
+        return ReferenceState
 
     def deserialize_state(self, text: str) -> Any:
         """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api import CHANCE, TERMINAL, IllegalActionError
+from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, ROOM_USE, TAKE, TILE_OPTION, Choice,
                       action_table, is_activation)
 from .game import StateMixin
@@ -226,12 +226,6 @@ class ReferenceState(StateMixin):
         actions.extend(self._legal_tile_options(player))
         actions.extend(self._legal_room_uses(player))
         return sorted(actions)
-
-    def legal_actions_mask(self) -> list[int]:
-        mask = [0] * self._game.num_distinct_actions
-        for a in self.legal_actions():
-            mask[a] = 1
-        return mask
 
     def _legal_tile_options(self, player: int) -> list[int]:
         table = action_table()
@@ -484,8 +478,9 @@ class ReferenceState(StateMixin):
         player = self.current_player()
         if player == TERMINAL:
             return "the game is over"
-        if not isinstance(action, int) or isinstance(action, bool):
+        if as_action(action) is None:
             return f"an action is an int in [0, {self._game.num_distinct_actions})"
+        action = as_action(action)
         if player == CHANCE:
             if action in [o for o, _ in self.chance_outcomes()]:
                 return None
@@ -539,10 +534,12 @@ class ReferenceState(StateMixin):
         reason = self.illegal_reason(action)
         player = self.current_player()
         if reason is not None:
+            index = as_action(action)
             text = None
-            if player >= 0 and isinstance(action, int) and 0 <= action < len(action_table()):
-                text = action_table().specs[action].text
+            if player >= 0 and index is not None and 0 <= index < len(action_table()):
+                text = action_table().specs[index].text
             raise IllegalActionError(action, player, reason, text)
+        action = as_action(action)
         if player == CHANCE:
             self._apply_chance(action)
         else:
@@ -726,6 +723,22 @@ class ReferenceState(StateMixin):
 
     def history(self) -> list[int]:
         return list(self._history)
+
+    @classmethod
+    def from_dict(cls, game: Any, d: dict[str, Any], history: list[int]) -> "ReferenceState":
+        """The position described by `to_dict()` output (used to explain a compiled state's illegal moves)."""
+        state = cls(game)
+        for key, value in d.items():
+            if key == "players":
+                for board, fields in zip(state.players, value):
+                    for name, v in fields.items():
+                        setattr(board, name, list(v) if isinstance(v, list) else v)
+            elif key in ("prospected", "cavern_choice", "ending"):
+                setattr(state, key, bool(value))
+            else:
+                setattr(state, key, list(value) if isinstance(value, list) else value)
+        state._history = list(history)
+        return state
 
     def to_dict(self) -> dict[str, Any]:
         """Every field of the position, in a canonical form shared with the compiled engine."""

@@ -1,0 +1,71 @@
+# The compiled Cave vs Cave core: the whole position as one C struct of small integers, and the rule
+# functions on it, without Python objects. Searchers `cimport` this file to play on the C state directly.
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef enum:
+    NUM_ACTIONS_MAX = 2304    # at least the size of the action table (checked when the module loads)
+    NUM_SPACES = 12
+    MAX_REVEALED = 8
+
+ctypedef struct Config:
+    uint8_t solo_reveal_per_effect        # solo_reveal_timing == per_single_excavation_effect
+    uint8_t undermining_budget            # walls Undermining may pass: 99 (all) or 1
+    uint8_t blue_from_next_turn           # blue_room_active_from == next_turn
+    uint8_t orange_from_next_round        # orange_room_usable_from == next_round
+    uint8_t cavern_walls[2]               # the two sides' natural wall counts
+    uint8_t cavern_opposite               # two-wall side layout is opposite
+    uint8_t cavern_accepts_walls
+    uint8_t cavern_end_of_turn            # award timing end_of_turn
+    uint8_t junction_gold
+    uint8_t retting_actual                # retting_room_counts == actual_increase
+    uint8_t wood_storeroom_needs_use
+    uint8_t prospect_on_choosing_only
+    uint8_t double_needs_two
+    uint8_t walls_between_face_down
+    uint8_t tie_break_next_highest
+
+ctypedef struct Board:
+    int8_t spaces[NUM_SPACES]        # FACE_DOWN -1, EMPTY -2, UNAVAILABLE -3, else room index
+    int8_t placed_round[NUM_SPACES]
+    int8_t goods[6]
+    uint8_t cavern_sides
+    uint32_t walls                   # bit w: a wall built in slot w
+
+ctypedef struct GameState:
+    Board players[2]
+    Config cfg
+    uint32_t display
+    uint32_t pool
+    uint32_t removed
+    uint32_t activation_used
+    uint32_t furnished_now
+    uint16_t taken
+    int8_t revealed[MAX_REVEALED]
+    int8_t num_players
+    int8_t num_revealed
+    int8_t round
+    int8_t turn
+    int8_t starter
+    int8_t pile
+    int8_t cavern_owner
+    int8_t pending_reveals
+    int8_t pending_pile_reveals
+    int8_t tile
+    int8_t slots_used
+    int8_t activation_left
+    int8_t prospected
+    int8_t sub_actions
+    int8_t excavated
+    int8_t cavern_choice
+    int8_t ending
+
+cdef int current_player(const GameState* s) noexcept nogil
+cdef bint is_terminal(const GameState* s) noexcept nogil
+cdef int chance_outcomes(const GameState* s, int* out) noexcept nogil
+cdef int legal_actions(const GameState* s, int* out) noexcept nogil
+cdef bint is_legal(const GameState* s, int action) noexcept nogil
+cdef void apply_action(GameState* s, int action) noexcept nogil
+cdef void scores(const GameState* s, int* out) noexcept nogil
+cdef void returns(const GameState* s, double* out) noexcept nogil
+cdef uint64_t next_random(uint64_t* rng) noexcept nogil
+cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil
