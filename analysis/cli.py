@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -50,6 +51,13 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import bench_cvc, format_bench
+    result = bench_cvc(players=args.players, seconds=args.seconds, seed=args.seed)
+    print(json.dumps(result, indent=2) if args.json else format_bench(result))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cavekit", description="AI play and strategy analysis for cave games.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -67,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--out", help="folder to write one row per game (games.csv)")
     match.add_argument("--quiet", action="store_true", help="no progress bar")
     match.set_defaults(run=cmd_match)
+
+    bench = sub.add_parser(
+        "bench", help="measure engine speed (playouts/s, move generation and clone times)",
+        description="Benchmark the reference and compiled engines in one process and report their ratio.",
+        epilog="example: cavekit bench cvc --json")
+    bench.add_argument("game", choices=["cvc"], help="game name (only cvc has a compiled engine so far)")
+    bench.add_argument("--players", type=int, default=2, choices=[1, 2], help="players (default 2)")
+    bench.add_argument("--seconds", type=float, default=3.0, help="time per playout measurement (default 3)")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the random games (default 0)")
+    bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    bench.set_defaults(run=cmd_bench)
     return parser
 
 

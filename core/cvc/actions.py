@@ -144,6 +144,7 @@ class ActionTable:
     cavern_side: dict[int, int]    # natural walls -> action id
     prospect: int
     tile_options: tuple[tuple[int, ...], ...]   # per tile: ids of its option actions
+    tile_option_id: dict[tuple[int, int, int, Any], int]   # (tile, slot, option, param) -> id
     room_uses: tuple[tuple[int, ...], ...]      # per room (incl. entrance): ids of its uses
 
     def __len__(self) -> int:
@@ -201,4 +202,6 @@ def action_table() -> ActionTable:
     assert len(room_uses) == CAVE_ENTRANCE + 1
     return ActionTable(specs=tuple(specs), by_text=by_text, take=take, end_turn=end_turn, convert=convert,
                        cavern_side=cavern_side, prospect=prospect, tile_options=tuple(tile_options),
-                       room_uses=tuple(room_uses))
+                       room_uses=tuple(room_uses),
+                       tile_option_id={(s.tile, s.choices[0].slot, s.choices[0].option, s.choices[0].param): s.id
+                                       for s in specs if s.kind == TILE_OPTION})

@@ -8,6 +8,7 @@ engines explain an illegal move in the same words. Rules data comes from the sam
 `actions.py`), copied into C arrays when the module loads.
 """
 cimport cython
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -1504,3 +1505,49 @@ def random_games(game, int count, seed):
             memcpy(&s, &start, sizeof(GameState))
             total += random_playout(&s, &rng)
     return total
+
+
+def core_timings(list states, int repeats):
+    """Seconds spent generating legal actions, cloning (memcpy) and cloning + applying the first legal
+    action, each done `repeats` times over every given CoreState, all in C (for `cavekit bench`)."""
+    from time import perf_counter
+    cdef int n = len(states), i, r, k
+    cdef GameState* positions = <GameState*>PyMem_Malloc(n * sizeof(GameState))
+    cdef int* first = <int*>PyMem_Malloc(n * sizeof(int))
+    cdef GameState scratch
+    cdef int buffer[NUM_ACTIONS_MAX]
+    cdef long checksum = 0
+    if positions == NULL or first == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            memcpy(&positions[i], &(<CoreState>states[i]).s, sizeof(GameState))
+            k = legal_actions(&positions[i], buffer)
+            first[i] = buffer[0] if k else -1
+        started = perf_counter()
+        with nogil:
+            for r in range(repeats):
+                for i in range(n):
+                    checksum += legal_actions(&positions[i], buffer)
+        legal_seconds = perf_counter() - started
+        started = perf_counter()
+        with nogil:
+            for r in range(repeats):
+                for i in range(n):
+                    memcpy(&scratch, &positions[i], sizeof(GameState))
+                    checksum += scratch.turn
+        clone_seconds = perf_counter() - started
+        started = perf_counter()
+        with nogil:
+            for r in range(repeats):
+                for i in range(n):
+                    memcpy(&scratch, &positions[i], sizeof(GameState))
+                    if first[i] >= 0:
+                        apply_action(&scratch, first[i])
+                    checksum += scratch.turn
+        apply_seconds = perf_counter() - started
+    finally:
+        PyMem_Free(positions)
+        PyMem_Free(first)
+    return {"legal_actions": legal_seconds, "clone": clone_seconds, "clone_and_apply": apply_seconds,
+            "calls": n * repeats, "checksum": checksum}

@@ -141,7 +141,7 @@ class CaveVsCave:
     name = "cvc"
     max_chance_outcomes = NUM_ROOMS
 
-    def __init__(self, players: int = 2, engine: str = "reference", **params: Any):
+    def __init__(self, players: int = 2, engine: str = "compiled", **params: Any):
         if players not in (1, 2):
             raise ConfigError(f"Cave vs Cave is for 1 (solo) or 2 players, not {players!r}")
         if engine not in ENGINES:

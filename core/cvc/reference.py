@@ -14,7 +14,7 @@ from typing import Any
 
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, ROOM_USE, TAKE, TILE_OPTION, Choice,
-                      action_table, is_activation)
+                      action_table, is_activation, option_params)
 from .game import StateMixin
 from .board import (ALL_WALLS, EMPTY, FACE_DOWN, UNAVAILABLE, accessible_spaces, board_full,
                     cavern_natural_sides, slot_spaces, wall_pattern)
@@ -228,17 +228,29 @@ class ReferenceState(StateMixin):
         return sorted(actions)
 
     def _legal_tile_options(self, player: int) -> list[int]:
-        table = action_table()
-        tile = rules().tiles[self.tile]
+        ids = action_table().tile_option_id
         result = []
-        for action in table.tile_options[self.tile]:
-            choice = table.specs[action].choices[0]
-            if self.slots_used >> choice.slot & 1:
+        for s, slot in enumerate(rules().tiles[self.tile].slots):
+            if self.slots_used >> s & 1:
                 continue
-            option = tile.slots[choice.slot][choice.option]
-            if self._option_problem(player, option, choice.param) is None:
-                result.append(action)
+            for o, option in enumerate(slot):
+                if is_activation(option):
+                    continue
+                for param in self._candidate_params(player, option):
+                    if self._option_problem(player, option, param) is None:
+                        result.append(ids[self.tile, s, o, param])
         return result
+
+    def _candidate_params(self, player: int, option: Option) -> list[Any]:
+        """The option's parameters worth checking: rooms in the display on empty spaces, face-down targets."""
+        spaces = self.players[player].spaces
+        for op in option:
+            if op.kind == "furnish":
+                empty = [s for s in range(NUM_SPACES) if spaces[s] == EMPTY]
+                return [(room, s) for room in _members(self.display) for s in empty]
+            if op.kind == "excavate":
+                return [p for p in option_params(option) if all(spaces[s] == FACE_DOWN for s in p)]
+        return option_params(option)
 
     def _legal_room_uses(self, player: int) -> list[int]:
         if self._activation_capacity() == 0:

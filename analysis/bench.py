@@ -1,0 +1,115 @@
+"""Speed benchmarks, measured in one process so the ratios hold on a shared, noisy machine.
+
+`cavekit bench cvc` plays random games with the reference engine, with the compiled engine through the
+Python API, and with the compiled engine's C playout, and times move generation and cloning in C on
+positions taken from random games. Results are rates and ratios, never pass/fail thresholds.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..core.api import CHANCE, sample_chance_outcome
+from ..core.registry import load_game
+
+
+def _random_game(game: Any, rng: np.random.Generator, keep: list | None = None, keep_every: int = 0) -> int:
+    """Play one uniformly random game through the Python API; the number of steps."""
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            action = sample_chance_outcome(state.chance_outcomes(), rng.random())
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.integers(len(legal))]
+            if keep is not None and steps % keep_every == 0:
+                keep.append(state.clone())
+        state.apply_action(action)
+        steps += 1
+    return steps
+
+
+def _playout_rate(game: Any, seconds: float, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    games = steps = 0
+    started = time.perf_counter()
+    while games < 3 or time.perf_counter() - started < seconds:
+        steps += _random_game(game, rng)
+        games += 1
+    elapsed = time.perf_counter() - started
+    return {"games_per_second": games / elapsed, "steps_per_second": steps / elapsed, "games": games}
+
+
+def bench_cvc(players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
+    """Playout rates of both engines and their ratio, C-level move generation and clone times, state size."""
+    from ..core.cvc import compiled
+    reference = load_game("cvc", players=players, engine="reference")
+    fast = load_game("cvc", players=players, engine="compiled")
+    ref = _playout_rate(reference, seconds, seed)
+    api = _playout_rate(fast, seconds, seed)
+
+    count = 1000
+    started = time.perf_counter()
+    steps = compiled.random_games(fast, count, seed)
+    elapsed = time.perf_counter() - started
+    while elapsed < seconds / 2:       # grow the batch until it is long enough to time
+        count *= 2
+        started = time.perf_counter()
+        steps = compiled.random_games(fast, count, seed)
+        elapsed = time.perf_counter() - started
+    c_playout = {"games_per_second": count / elapsed, "steps_per_second": steps / elapsed, "games": count}
+
+    positions: list = []
+    rng = np.random.default_rng(seed)
+    while len(positions) < 2000:
+        _random_game(fast, rng, keep=positions, keep_every=3)
+    repeats = 20
+    timings = compiled.core_timings(positions, repeats)
+    per_call = {k: timings[k] / timings["calls"] * 1e9 for k in ("legal_actions", "clone", "clone_and_apply")}
+    ref_started = time.perf_counter()
+    reference_positions = [type(reference.new_initial_state()).from_dict(reference, p.to_dict(), [])
+                           for p in positions[:300]]
+    ref_started = time.perf_counter()
+    for p in reference_positions:
+        p.legal_actions()
+    ref_legal_ns = (time.perf_counter() - ref_started) / len(reference_positions) * 1e9
+
+    return {
+        "game": "cvc", "players": players, "seed": seed,
+        "reference_playouts_per_second": ref["games_per_second"],
+        "compiled_api_playouts_per_second": api["games_per_second"],
+        "compiled_c_playouts_per_second": c_playout["games_per_second"],
+        "compiled_c_steps_per_second": c_playout["steps_per_second"],
+        "ratio_c_playout_to_reference": c_playout["games_per_second"] / ref["games_per_second"],
+        "ratio_api_to_reference": api["games_per_second"] / ref["games_per_second"],
+        "legal_actions_ns_compiled_c": per_call["legal_actions"],
+        "legal_actions_ns_reference": ref_legal_ns,
+        "clone_ns_compiled_c": per_call["clone"],
+        "clone_and_apply_ns_compiled_c": per_call["clone_and_apply"],
+        "state_size_bytes": compiled.state_size_bytes(),
+        "positions_timed": len(positions),
+        "mean_random_game_steps": c_playout["steps_per_second"] / c_playout["games_per_second"],
+    }
+
+
+def format_bench(result: dict[str, Any]) -> str:
+    """The benchmark as a table a person reads."""
+    rows = [
+        ("reference engine, random playouts", f"{result['reference_playouts_per_second']:,.0f} games/s"),
+        ("compiled engine via Python API", f"{result['compiled_api_playouts_per_second']:,.0f} games/s "
+                                           f"({result['ratio_api_to_reference']:.1f}x reference)"),
+        ("compiled engine, C playout", f"{result['compiled_c_playouts_per_second']:,.0f} games/s "
+                                       f"({result['ratio_c_playout_to_reference']:.0f}x reference), "
+                                       f"{result['compiled_c_steps_per_second'] / 1e6:.2f} M steps/s"),
+        ("legal actions, compiled (C)", f"{result['legal_actions_ns_compiled_c']:,.0f} ns"),
+        ("legal actions, reference", f"{result['legal_actions_ns_reference']:,.0f} ns"),
+        ("clone, compiled (memcpy)", f"{result['clone_ns_compiled_c']:,.1f} ns"),
+        ("clone + apply, compiled", f"{result['clone_and_apply_ns_compiled_c']:,.0f} ns"),
+        ("state size", f"{result['state_size_bytes']} bytes"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    title = f"cavekit bench cvc ({result['players']} players, one process, one core)"
+    return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])
