@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..core.api import CHANCE, Game, sample_chance_outcome
+from ..core.api import CHANCE, ConfigError, Game, sample_chance_outcome
 from ..core.registry import load_game
 from ..search.agent import make_agent
 
@@ -51,8 +51,10 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
               **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game."""
     game = load_game(game_name, **game_params)
+    if games < 1:
+        raise ConfigError(f"a match needs at least 1 game, not {games}")
     if len(agent_specs) != game.num_players:
-        raise ValueError(f"{game_name} with {game.num_players} player(s) needs {game.num_players} agent "
+        raise ConfigError(f"{game_name} with {game.num_players} player(s) needs {game.num_players} agent "
                          f"spec(s), got {len(agent_specs)}")
     for spec in agent_specs:
         make_agent(spec, game)      # refuse a bad spec before playing anything

@@ -93,14 +93,14 @@ def test_illegal_actions_raise_the_same_error_in_both_engines():
         ref, fast = ref_game.new_initial_state(), fast_game.new_initial_state()
         while not ref.is_terminal():
             legal = set(ref.legal_actions())
-            for bad in list(rng.integers(0, ref_game.num_distinct_actions, 3)) + [-1, 10**6]:
-                if int(bad) in legal:
+            for bad in [int(a) for a in rng.integers(0, ref_game.num_distinct_actions, 3)] + [-1, 10**6, True, "x"]:
+                if bad in legal and not isinstance(bad, bool):
                     continue
                 with pytest.raises(IllegalActionError) as ref_error:
-                    ref.apply_action(int(bad))
+                    ref.apply_action(bad)
                 before = fast.to_dict()
                 with pytest.raises(IllegalActionError) as fast_error:
-                    fast.apply_action(int(bad))
+                    fast.apply_action(bad)
                 assert str(fast_error.value) == str(ref_error.value)
                 assert fast.to_dict() == before
             action = next_action(ref, rng)

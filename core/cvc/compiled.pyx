@@ -1356,13 +1356,13 @@ cdef class CoreState:
 
     def apply_action(self, action):
         """Apply a legal action; an illegal one raises IllegalActionError (same message as the reference)."""
-        action = as_action(action)
-        if action is None or not 0 <= action < NUM_ACTIONS or not is_legal(&self.s, action):
+        index = as_action(action)
+        if index is None or not 0 <= index < NUM_ACTIONS or not is_legal(&self.s, index):
             reference = ReferenceState.from_dict(self._game, self.to_dict(), self._hist)
             reference.apply_action(action)   # raises the reference's IllegalActionError
             raise AssertionError(f"engines disagree on action {action}: the reference finds it legal")
-        apply_action(&self.s, action)
-        self._hist.append(action)
+        apply_action(&self.s, index)
+        self._hist.append(index)
 
     # results
     def scores(self):

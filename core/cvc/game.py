@@ -200,6 +200,10 @@ class CaveVsCave:
             raise CorruptRecordError("format", f"{record['format']!r} is not a Cave vs Cave record")
         if record["version"] != RECORD_VERSION:
             raise CorruptRecordError("version", f"version {record['version']!r}; this cavekit reads {RECORD_VERSION}")
+        if not isinstance(record["params"], dict):
+            raise CorruptRecordError("params", "must be a JSON object of game parameters")
+        if "state" in record and not isinstance(record["state"], dict):
+            raise CorruptRecordError("state", "must be a JSON object (the position)")
         if record["params"] != self.parameters():
             diff = sorted(k for k in set(record["params"]) | set(self.parameters())
                           if record["params"].get(k) != self.parameters().get(k))
