@@ -47,25 +47,49 @@ def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequen
     return row
 
 
+def _play_numbered(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
+                   index: int) -> dict[str, Any]:
+    """Game `index` of a match: seats rotated by the index, randomness from the index-th child seed."""
+    game = load_game(game_name, **game_params)
+    shift = index % game.num_players
+    seats = [agent_specs[(p + shift) % game.num_players] for p in range(game.num_players)]
+    child = np.random.SeedSequence(seed, spawn_key=(index,))
+    row = play_game(game, seats, child)
+    row["game"] = index
+    return row
+
+
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
-              **game_params: Any) -> pd.DataFrame:
-    """Play `games` games, rotating the agents through the seats; one row per game."""
+              jobs: int = 1, **game_params: Any) -> pd.DataFrame:
+    """Play `games` games, rotating the agents through the seats; one row per game, in game order.
+
+    Game i's randomness comes from child i of the master seed, so the rows are the same for any `jobs`.
+    """
     game = load_game(game_name, **game_params)
     if games < 1:
         raise ConfigError(f"a match needs at least 1 game, not {games}")
+    if jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, not {jobs}")
     if len(agent_specs) != game.num_players:
         raise ConfigError(f"{game_name} with {game.num_players} player(s) needs {game.num_players} agent "
-                         f"spec(s), got {len(agent_specs)}")
+                          f"spec(s), got {len(agent_specs)}")
     for spec in agent_specs:
         make_agent(spec, game)      # refuse a bad spec before playing anything
-    rows = []
-    children = np.random.SeedSequence(seed).spawn(games)
-    for i in tqdm(range(games), disable=not progress, unit="game", desc=f"{game_name} match"):
-        shift = i % game.num_players
-        seats = [agent_specs[(p + shift) % game.num_players] for p in range(game.num_players)]
-        row = play_game(game, seats, children[i])
-        row["game"] = i
-        rows.append(row)
+    params = dict(game_params)
+    bar = tqdm(total=games, disable=not progress, unit="game", desc=f"{game_name} match")
+    if jobs == 1:
+        rows = []
+        for i in range(games):
+            rows.append(_play_numbered(game_name, params, agent_specs, seed, i))
+            bar.update()
+    else:
+        from joblib import Parallel, delayed
+        tasks = (delayed(_play_numbered)(game_name, params, agent_specs, seed, i) for i in range(games))
+        rows = []
+        for row in Parallel(n_jobs=jobs, backend="loky", return_as="generator")(tasks):
+            rows.append(row)
+            bar.update()
+    bar.close()
     return pd.DataFrame(rows)
 
 

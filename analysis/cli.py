@@ -37,7 +37,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     params = _game_params(args.param)
     players = args.players if args.players is not None else len(args.agents)
     results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
-                        players=players, **params)
+                        jobs=args.jobs, players=players, **params)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     match.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     match.add_argument("--players", type=int, help="players (default: number of agents)")
+    match.add_argument("--jobs", type=int, default=1, help="worker processes (default 1); results do not depend on it")
     match.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                        help="a rule option of the game, e.g. --param undermining_ignores=one_wall")
     match.add_argument("--out", help="folder to write one row per game (games.csv)")

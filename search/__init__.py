@@ -1,4 +1,5 @@
-"""Agents that play any cavekit game through the common API."""
-from .agent import Agent, RandomAgent, agent_names, make_agent
+"""Agents that play any cavekit game through the common API, built from spec strings by `make_agent`."""
+from . import cvc_mcts, mcts  # noqa: F401  (register "cvc_mcts" and "mcts")
+from .agent import Agent, RandomAgent, agent_names, make_agent, register_agent
 
-__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register_agent"]

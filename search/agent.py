@@ -42,9 +42,18 @@ class RandomAgent:
         return int(legal[self.rng.integers(len(legal))])
 
 
-_AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]]]] = {
-    "random": (RandomAgent, {}),
-}
+_AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]]]] = {}
+
+
+def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, Callable[[str], Any]]) -> None:
+    """Make `factory(game, seed=..., **options)` buildable as the spec `name:key=value,...`.
+
+    `options` maps each option name to the function that parses its text (int, float, str, ...).
+    """
+    _AGENTS[name] = (factory, options)
+
+
+register_agent("random", RandomAgent, {})
 
 
 def agent_names() -> list[str]:

@@ -69,3 +69,15 @@ cdef void scores(const GameState* s, int* out) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
 cdef uint64_t next_random(uint64_t* rng) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil
+
+# Features of a position for heuristic evaluation (search/evaluation.py weighs them).
+cdef enum:
+    NUM_FEATURES = 10    # points, wood, stone, emmer, flax, food, empty spaces, diggable spaces, built walls,
+                         # empty spaces where a room of the display fits
+cdef void player_features(const GameState* s, int player, double* out) noexcept nogil
+cdef double turns_left_share(const GameState* s) noexcept nogil
+
+cdef class CoreState:
+    cdef GameState s
+    cdef list _hist
+    cdef public object _game

@@ -1309,11 +1309,10 @@ cdef Config make_c_config(object config):
 
 @cython.auto_pickle(False)
 cdef class CoreState:
-    """A Cave vs Cave position held in one C struct (`GameState`); the API of `cavekit.core.api.State`."""
+    """A Cave vs Cave position held in one C struct (`GameState`); the API of `cavekit.core.api.State`.
 
-    cdef GameState s
-    cdef list _hist
-    cdef public object _game
+    Its fields (`s`, `_hist`, `_game`) are declared in compiled.pxd so compiled searchers can reach `s`.
+    """
 
     def __init__(self, game):
         self._game = game
@@ -1551,3 +1550,42 @@ def core_timings(list states, int repeats):
         PyMem_Free(first)
     return {"legal_actions": legal_seconds, "clone": clone_seconds, "clone_and_apply": apply_seconds,
             "calls": n * repeats, "checksum": checksum}
+
+
+# ------------------------------------------------------------------------------------------------
+# Features for heuristic evaluation (the inputs of search.evaluation.cvc_expected_points)
+
+cdef void player_features(const GameState* s, int player, double* out) noexcept nogil:
+    cdef const Board* b = &s.players[player]
+    cdef int i, g, room, empty = 0, usable = 0, points = b.goods[GOLD], pattern
+    for i in range(NUM_SPACES):
+        if b.spaces[i] >= 0:
+            points += ROOM_VP[b.spaces[i]]
+        elif b.spaces[i] == EMPTY:
+            empty += 1
+            pattern = wall_pattern(b, i)
+            for room in range(CAVE_ENTRANCE):
+                if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
+                    usable += 1
+                    break
+    out[0] = points
+    for g in range(5):
+        out[1 + g] = b.goods[g]
+    out[6] = empty
+    out[7] = popcount(accessible_spaces(b.spaces, b.walls, 0))
+    out[8] = popcount(b.walls)
+    out[9] = usable
+
+
+cdef double turns_left_share(const GameState* s) noexcept nogil:
+    """Share of a player's turns still to come (search.evaluation.cvc_turns_left_share)."""
+    cdef int total = 0, done = 0, r, rounds = num_rounds(s)
+    cdef double elapsed
+    for r in range(rounds):
+        total += TURNS[s.num_players - 1][r]
+        if r < s.round:
+            done += TURNS[s.num_players - 1][r]
+    elapsed = done
+    if s.round < rounds:
+        elapsed += <double>s.turn / s.num_players
+    return 1.0 - elapsed / total if elapsed < total else 0.0

@@ -94,6 +94,10 @@ class StateMixin:
     def observation(self, player: int) -> dict[str, Any]:
         return self.to_dict()  # type: ignore[attr-defined]
 
+    def resample_from_infostate(self, player: int, rng: Any) -> Any:
+        """Nothing is hidden in Cave vs Cave: the only state consistent with a player's view is this one."""
+        return self.clone()  # type: ignore[attr-defined]
+
     def serialize(self) -> str:
         """A versioned JSON record: game parameters, full history, and the position it leads to."""
         return json.dumps({"format": RECORD_FORMAT, "version": RECORD_VERSION,

@@ -1,0 +1,69 @@
+"""Tune the Cave vs Cave evaluation weights by hill climbing on the compiled MCTS's solo score.
+
+Every candidate plays the same seeded solo games (common random numbers), so differences come from the
+weights, not the deal. Run: `python -m cavekit.analysis.tune --rounds 3 --games 16 --iterations 3000`;
+it prints the best weights, to be copied into `search/evaluation.py` with the command line that found them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from ..core.api import CHANCE, sample_chance_outcome
+from ..core.registry import load_game
+from ..search import cvc_mcts
+from ..search.evaluation import CVC_WEIGHTS
+
+
+def solo_mean_score(weights: dict[str, float], games: int, iterations: int, seed: int) -> float:
+    """Mean final score of compiled MCTS (heuristic leaves) with these weights over seeded solo games."""
+    cvc_mcts.set_weights(weights)
+    game = load_game("cvc", players=1)
+    total = 0
+    for i, child in enumerate(np.random.SeedSequence(seed).spawn(games)):
+        rng = np.random.default_rng(child)
+        agent = cvc_mcts.CompiledMCTSAgent(game, seed=i, iterations=iterations, rollout="none")
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+            else:
+                state.apply_action(agent.step(state))
+        total += state.scores()[0]
+    cvc_mcts.set_weights(CVC_WEIGHTS)
+    return total / games
+
+
+def hill_climb(rounds: int, games: int, iterations: int, seed: int) -> tuple[dict[str, float], float]:
+    """Try each weight up and down in turn, keeping any change that raises the mean solo score."""
+    best = dict(CVC_WEIGHTS)
+    best_score = solo_mean_score(best, games, iterations, seed)
+    print(f"start {best_score:.2f} {json.dumps(best)}", flush=True)
+    step = 0.5
+    for r in range(rounds):
+        for name in best:
+            for candidate in (best[name] + step * max(1.0, best[name]), max(0.0, best[name] - step * max(1.0, best[name]))):
+                trial = dict(best, **{name: round(candidate, 3)})
+                score = solo_mean_score(trial, games, iterations, seed)
+                if score > best_score:
+                    best, best_score = trial, score
+                    print(f"round {r} {name}={trial[name]} -> {score:.2f}", flush=True)
+        step /= 2
+    return best, best_score
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--games", type=int, default=16)
+    parser.add_argument("--iterations", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    weights, score = hill_climb(args.rounds, args.games, args.iterations, args.seed)
+    print(json.dumps({"mean_solo_score": score, "weights": weights}))
+
+
+if __name__ == "__main__":
+    main()
