@@ -58,6 +58,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_strength(args: argparse.Namespace) -> int:
+    from .strength import command_line, strength_report
+    summary = strength_report(Path(args.out), games=args.games, solo_games=args.solo_games, jobs=args.jobs,
+                              seed=args.seed, mcts=args.mcts, greedy=args.greedy, expectimax=args.expectimax,
+                              command=command_line(), progress=not args.quiet)
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    return 0 if summary else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cavekit", description="AI play and strategy analysis for cave games.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -87,6 +96,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=int, default=0, help="seed of the random games (default 0)")
     bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     bench.set_defaults(run=cmd_bench)
+
+    strength = sub.add_parser(
+        "strength", help="agent strength report: head-to-head matches, solo scores, MCTS speed",
+        description="Play MCTS vs random, MCTS vs greedy and expectimax vs greedy (seats swapped), solo games, "
+                    "and time compiled against generic MCTS; write report.md, summary.json and Parquet tables.",
+        epilog="example: cavekit strength cvc --games 200 --solo-games 100 --jobs 2 --out results/strength")
+    strength.add_argument("game", choices=["cvc"], help="game name")
+    strength.add_argument("--games", type=int, default=200, help="games per head-to-head match (default 200)")
+    strength.add_argument("--solo-games", type=int, default=100, help="solo games (default 100)")
+    strength.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    strength.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    strength.add_argument("--mcts", default="cvc_mcts:iterations=5000,rollout=none", help="the MCTS agent spec")
+    strength.add_argument("--greedy", default="greedy", help="the greedy agent spec")
+    strength.add_argument("--expectimax", default="expectimax:depth=1", help="the expectimax agent spec")
+    strength.add_argument("--out", default="results/strength", help="output folder (default results/strength)")
+    strength.add_argument("--quiet", action="store_true", help="no progress bars")
+    strength.set_defaults(run=cmd_strength)
     return parser
 
 

@@ -23,12 +23,16 @@ import numpy as np
 from ..core.api import CHANCE as PY_CHANCE, ConfigError
 from ..core.cvc.compiled import CompiledState
 from .agent import register_agent
+from ..core.cvc.actions import CONVERT as PY_CONVERT, END_TURN as PY_END_TURN, action_table
 from .evaluation import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS
 
 cdef enum:
     CHANCE = -1
     LEAF_RANDOM = 0
     LEAF_HEURISTIC = 1
+    LEAF_BUSY = 2
+
+ROLLOUTS = {"random": LEAF_RANDOM, "none": LEAF_HEURISTIC, "busy": LEAF_BUSY}
 
 ctypedef struct Node:
     int32_t first_edge        # index of the first edge, -1 until the node is expanded
@@ -39,6 +43,10 @@ ctypedef struct Node:
     double value[2]
 
 cdef double WEIGHTS[NUM_FEATURES]
+cdef int8_t PASSIVE[NUM_ACTIONS_MAX]      # 1 for `end turn` and conversions: what a busy rollout avoids
+for _spec in action_table().specs:
+    PASSIVE[_spec.id] = _spec.kind in (PY_END_TURN, PY_CONVERT)
+cdef double BUSY_PASSIVE_CHANCE = 0.1      # a busy rollout still ends its turn (or converts) this often
 cdef double DIFFERENCE_SCALE = CVC_DIFFERENCE_SCALE
 
 FEATURE_NAMES = ("points", "wood", "stone", "emmer", "flax", "food", "empty_space", "diggable_space",
@@ -82,6 +90,23 @@ cdef void evaluate(const GameState* s, double* out) noexcept nogil:
 
 cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
     return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef int busy_action(const GameState* s, int* buffer, uint64_t* rng) noexcept nogil:
+    """A random legal action that is rarely `end turn` or a conversion (chance: a random outcome)."""
+    cdef int n = legal_actions(s, buffer), active = 0, i, pick
+    if current_player(s) != CHANCE:
+        for i in range(n):
+            active += not PASSIVE[buffer[i]]
+    if active == 0 or active == n or <double>(next_random(rng) >> 11) / 9007199254740992.0 < BUSY_PASSIVE_CHANCE:
+        return buffer[random_below(rng, n)]
+    pick = random_below(rng, active)
+    for i in range(n):
+        if not PASSIVE[buffer[i]]:
+            if pick == 0:
+                return buffer[i]
+            pick -= 1
+    return buffer[0]
 
 
 cdef inline double now() noexcept nogil:
@@ -175,10 +200,10 @@ cdef class CompiledMCTS:
 
     def __init__(self, int iterations=1000, double seconds=0.0, double c=1.4, str rollout="random",
                  int rollout_steps=-1, seed=0):
-        if rollout not in ("random", "none"):
-            raise ConfigError(f"cvc_mcts rollout={rollout!r} is not one of random, none")
+        if rollout not in ROLLOUTS:
+            raise ConfigError(f"cvc_mcts rollout={rollout!r} is not one of {', '.join(ROLLOUTS)}")
         self.iterations, self.seconds, self.c = iterations, seconds, c
-        self.leaf = LEAF_RANDOM if rollout == "random" else LEAF_HEURISTIC
+        self.leaf = ROLLOUTS[rollout]
         self.rollout_steps = rollout_steps
         self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
         if self.rng == 0:
@@ -290,7 +315,11 @@ cdef class CompiledMCTS:
         if self.leaf == LEAF_HEURISTIC:
             evaluate(s, out)
             return
-        if self.rollout_steps < 0:
+        if self.leaf == LEAF_BUSY:
+            while steps != self.rollout_steps and not is_terminal(s):
+                apply_action(s, busy_action(s, buffer, &self.rng))
+                steps += 1
+        elif self.rollout_steps < 0:
             random_playout(s, &self.rng)
         else:
             while steps < self.rollout_steps and not is_terminal(s):
@@ -317,7 +346,7 @@ def heuristic_values(state):
 
 
 class CompiledMCTSAgent:
-    """MCTS on the compiled Cave vs Cave core; spec `cvc_mcts:iterations=N,seconds=S,c=C,rollout=random|none`."""
+    """MCTS on the compiled Cave vs Cave core; spec `cvc_mcts:iterations=N,seconds=S,c=C,rollout=random|busy|none`."""
 
     name = "cvc_mcts"
 

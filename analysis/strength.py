@@ -1,0 +1,126 @@
+"""The agents' strength report for Cave vs Cave, produced by one command (`cavekit strength cvc`).
+
+Head-to-head matches with seats swapped every game (MCTS vs random, MCTS vs greedy, expectimax vs greedy),
+the solo score distribution against the rulebook's 50 and 60 marks, and the speed of the compiled MCTS
+against the generic MCTS on the same positions. Everything lands in one folder: the command line, one Parquet
+table per match, `summary.json` and a readable `report.md`.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.api import CHANCE, sample_chance_outcome
+from ..core.registry import load_game
+from .batch import run_match, wilson_interval
+
+
+def head_to_head(results: pd.DataFrame, spec: str) -> dict[str, Any]:
+    """Wins, draws, losses and the score rate (draws count half) of `spec` against the other seat."""
+    mine = np.where(results["agent_0"] == spec, results["return_0"], results["return_1"])
+    my_score = np.where(results["agent_0"] == spec, results["score_0"], results["score_1"])
+    their_score = np.where(results["agent_0"] == spec, results["score_1"], results["score_0"])
+    wins, draws = int((mine > 0).sum()), int((mine == 0).sum())
+    games = len(results)
+    low, high = wilson_interval(wins + draws / 2, games)
+    return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
+            "score_rate": (wins + draws / 2) / games, "ci95_low": low, "ci95_high": high,
+            "mean_points": float(my_score.mean()), "opponent_mean_points": float(their_score.mean()),
+            "seconds_per_game": float(results["seconds"].mean())}
+
+
+def sample_positions(count: int, seed: int) -> list[Any]:
+    """Decision positions taken from random two-player games (compiled engine)."""
+    game = load_game("cvc")
+    rng = np.random.default_rng(seed)
+    positions: list[Any] = []
+    while len(positions) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(positions) < count:
+            if state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+                continue
+            legal = state.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.1:
+                positions.append(state.clone())
+            state.apply_action(legal[rng.integers(len(legal))])
+    return positions
+
+
+def mcts_speed(positions: list[Any], rollout: str, generic_iterations: int, compiled_iterations: int) -> dict[str, float]:
+    """Simulations per second of the generic and the compiled MCTS from the same positions, and their ratio."""
+    from ..search.cvc_mcts import CompiledMCTS
+    from ..search.mcts import MCTSAgent
+    game = load_game("cvc")
+    generic_runs = generic_seconds = compiled_runs = compiled_seconds = 0.0
+    for i, state in enumerate(positions):
+        result = MCTSAgent(game, seed=i, iterations=generic_iterations, rollout=rollout, reuse=0).search(state)
+        generic_runs += result.iterations
+        generic_seconds += result.seconds
+        _, _, done, seconds, _ = CompiledMCTS(iterations=compiled_iterations, rollout=rollout, seed=i).search(state)
+        compiled_runs += done
+        compiled_seconds += seconds
+    generic_rate, compiled_rate = generic_runs / generic_seconds, compiled_runs / compiled_seconds
+    return {"rollout": rollout, "positions": len(positions), "generic_sims_per_second": generic_rate,
+            "compiled_sims_per_second": compiled_rate, "ratio": compiled_rate / generic_rate}
+
+
+def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int, mcts: str, greedy: str,
+                    expectimax: str, command: str, progress: bool = True) -> dict[str, Any]:
+    """Run every part of the report into `out` and return the summary."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "command.txt").write_text(command + "\n", encoding="utf-8")
+    summary: dict[str, Any] = {"command": command, "seed": seed, "matches": {}}
+    for name, first, second in (("mcts_vs_random", mcts, "random"), ("mcts_vs_greedy", mcts, greedy),
+                                ("expectimax_vs_greedy", expectimax, greedy)):
+        started = time.perf_counter()
+        results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs)
+        results.to_parquet(out / f"{name}.parquet", index=False)
+        summary["matches"][name] = {"agent": first, "opponent": second, **head_to_head(results, first),
+                                    "wall_seconds": time.perf_counter() - started}
+    solo = run_match("cvc", [mcts], solo_games, seed, progress=progress, jobs=jobs, players=1)
+    solo.to_parquet(out / "solo.parquet", index=False)
+    scores = solo["score_0"]
+    summary["solo"] = {"agent": mcts, "games": len(scores), "mean": float(scores.mean()),
+                       "std": float(scores.std()), "min": int(scores.min()), "max": int(scores.max()),
+                       "share_at_least_50": float((scores >= 50).mean()), "share_above_60": float((scores > 60).mean()),
+                       "seconds_per_game": float(solo["seconds"].mean())}
+    positions = sample_positions(30, seed)
+    summary["speed"] = [mcts_speed(positions, "random", 200, 5000), mcts_speed(positions, "none", 500, 50000)]
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    (out / "report.md").write_text(format_report(summary), encoding="utf-8")
+    return summary
+
+
+def format_report(summary: dict[str, Any]) -> str:
+    """The summary as a Markdown report."""
+    lines = ["# Cave vs Cave agent strength", "", f"Command: `{summary['command']}`", "",
+             "## Head to head (seats swapped every game; draws count half)", "",
+             "| match | games | wins | draws | losses | score rate | 95% interval | points (mean) | opponent points | s/game |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, m in summary["matches"].items():
+        lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['games']} | {m['wins']} | {m['draws']} | "
+                     f"{m['losses']} | {m['score_rate']:.1%} | {m['ci95_low']:.1%} - {m['ci95_high']:.1%} | "
+                     f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
+    s = summary["solo"]
+    lines += ["", "## Solo (rulebook: 50 points is the goal, more than 60 remarkable)", "",
+              f"`{s['agent']}` over {s['games']} games: mean {s['mean']:.1f} points (sd {s['std']:.1f}, "
+              f"range {s['min']}-{s['max']}); {s['share_at_least_50']:.0%} reach 50, "
+              f"{s['share_above_60']:.0%} exceed 60; {s['seconds_per_game']:.2f} s per game.", "",
+              "## Speed: compiled MCTS against generic MCTS on the same positions", "",
+              "| leaves | positions | generic sims/s | compiled sims/s | ratio |", "|---|---|---|---|---|"]
+    for sp in summary["speed"]:
+        lines.append(f"| {sp['rollout']} | {sp['positions']} | {sp['generic_sims_per_second']:,.0f} | "
+                     f"{sp['compiled_sims_per_second']:,.0f} | {sp['ratio']:.0f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def command_line() -> str:
+    return "cavekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
