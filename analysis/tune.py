@@ -36,9 +36,10 @@ def solo_mean_score(weights: dict[str, float], games: int, iterations: int, seed
     return total / games
 
 
-def hill_climb(rounds: int, games: int, iterations: int, seed: int) -> tuple[dict[str, float], float]:
+def hill_climb(rounds: int, games: int, iterations: int, seed: int,
+               start: dict[str, float] | None = None) -> tuple[dict[str, float], float]:
     """Try each weight up and down in turn, keeping any change that raises the mean solo score."""
-    best = dict(CVC_WEIGHTS)
+    best = dict(CVC_WEIGHTS, **(start or {}))
     best_score = solo_mean_score(best, games, iterations, seed)
     print(f"start {best_score:.2f} {json.dumps(best)}", flush=True)
     step = 0.5
@@ -60,8 +61,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--iterations", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--start", type=json.loads, default=None, help="JSON weights to start from")
     args = parser.parse_args()
-    weights, score = hill_climb(args.rounds, args.games, args.iterations, args.seed)
+    weights, score = hill_climb(args.rounds, args.games, args.iterations, args.seed, args.start)
     print(json.dumps({"mean_solo_score": score, "weights": weights}))
 
 

@@ -50,7 +50,8 @@ cdef double BUSY_PASSIVE_CHANCE = 0.1      # a busy rollout still ends its turn 
 cdef double DIFFERENCE_SCALE = CVC_DIFFERENCE_SCALE
 
 FEATURE_NAMES = ("points", "wood", "stone", "emmer", "flax", "food", "empty_space", "diggable_space",
-                 "built_wall", "usable_space")   # the order of compiled.player_features
+                 "built_wall", "usable_space", "best_fitting_room", "best_affordable_room")
+# (the order of compiled.player_features)
 
 
 def set_weights(weights):

@@ -72,8 +72,9 @@ cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil
 
 # Features of a position for heuristic evaluation (search/evaluation.py weighs them).
 cdef enum:
-    NUM_FEATURES = 10    # points, wood, stone, emmer, flax, food, empty spaces, diggable spaces, built walls,
-                         # empty spaces where a room of the display fits
+    NUM_FEATURES = 12    # points, wood, stone, emmer, flax, food, empty spaces, diggable spaces, built walls,
+                         # empty spaces where a room of the display fits, the best VP among display rooms
+                         # that fit an empty space, the best VP among those the player can pay for now
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil
 cdef double turns_left_share(const GameState* s) noexcept nogil
 

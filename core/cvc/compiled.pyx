@@ -1557,17 +1557,27 @@ def core_timings(list states, int repeats):
 
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil:
     cdef const Board* b = &s.players[player]
-    cdef int i, g, room, empty = 0, usable = 0, points = b.goods[GOLD], pattern
+    cdef int i, g, room, empty = 0, usable = 0, points = b.goods[GOLD], pattern, best = 0, affordable = 0
+    cdef bint fits_one, can_pay_room
     for i in range(NUM_SPACES):
         if b.spaces[i] >= 0:
             points += ROOM_VP[b.spaces[i]]
         elif b.spaces[i] == EMPTY:
             empty += 1
             pattern = wall_pattern(b, i)
+            fits_one = False
             for room in range(CAVE_ENTRANCE):
                 if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
-                    usable += 1
-                    break
+                    fits_one = True
+                    if ROOM_VP[room] > best:
+                        best = ROOM_VP[room]
+                    can_pay_room = True
+                    for g in range(6):
+                        if ROOM_COST[room][g] > b.goods[g]:
+                            can_pay_room = False
+                    if can_pay_room and ROOM_VP[room] > affordable:
+                        affordable = ROOM_VP[room]
+            usable += fits_one
     out[0] = points
     for g in range(5):
         out[1 + g] = b.goods[g]
@@ -1575,6 +1585,8 @@ cdef void player_features(const GameState* s, int player, double* out) noexcept 
     out[7] = popcount(accessible_spaces(b.spaces, b.walls, 0))
     out[8] = popcount(b.walls)
     out[9] = usable
+    out[10] = best
+    out[11] = affordable
 
 
 cdef double turns_left_share(const GameState* s) noexcept nogil:
