@@ -256,7 +256,7 @@ def test_schedule_data_matches_the_rules_file():
         assert game.num_rounds == len(TURNS[players])
 
 
-@settings(max_examples=300, **FAST)
+@settings(max_examples=1000, **FAST)
 @given(seed=seeds, players=player_counts, policy=st.sampled_from(POLICIES))
 def test_random_games_keep_the_invariants(seed, players, policy):
     check_game(GAMES[players], seed, policy)
