@@ -14,8 +14,9 @@ Spec: `expectimax:depth=2` with options
   a `depth=0` search); `deep_samples` (default 1; 0 = all): the same in iterations of two plies or more.
   More outcomes are sampled (`turn_search.chance_children`, common random numbers). Why two: in Cave vs
   Cave every sampled room of an excavation in your own turn needs its own full search of the opponent's
-  reply (Star1 cannot cut there, the bounds [-1, 1] being far wider than the values), so depth 2 costs
-  about 0.7 s a decision with 1 sample, 12-28 s with 2 and 50-130 s with 6 (rounds 1-6, measured).
+  reply (Star1 cannot cut there, the bounds [-1, 1] being far wider than the values), so a depth-2
+  search took 0.5-0.9 s with 1 sample, 12-28 s with 2, 53 s with 3 and 130 s with 6 (measured at the
+  start of rounds 1, 3 and 6 of greedy games).
 - `max_nodes` (default 100000; 0 = unlimited): nodes per iterative-deepening iteration, see below.
 
 The search looks at the true state: for games with hidden information use IS-MCTS (`mcts`) instead.

@@ -19,7 +19,7 @@ Three small per-game hooks keep this generic (Cave vs Cave's are defined here, s
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Hashable
+from typing import Callable, Hashable
 
 import numpy as np
 

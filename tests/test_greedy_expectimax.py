@@ -138,7 +138,7 @@ def test_pruning_is_exact_on_cave_vs_cave_atomic_plies():
 def test_star1_is_exact_and_visits_fewer_nodes_in_cave_vs_cave_end_games():
     # Whole turns, depth 2 (the game ends within it): values near +-1, where Star1's bounds bite.
     rng = np.random.default_rng(0)
-    for variant in range(3):
+    for variant in range(2):
         reference = block_the_housework()
         for p in (0, 1):                     # random small stocks make each position a little different
             give(reference, p, wood=int(rng.integers(0, 2)), emmer=int(rng.integers(0, 2)))
@@ -350,7 +350,6 @@ def test_two_player_games_are_legal_and_reproducible():
     game = load_game("cvc", players=2)
     first = play(game, FAST_SPECS, 11)
     assert play(game, FAST_SPECS, 11).history() == first.history()
-    assert play(game, FAST_SPECS[::-1], 12).is_terminal()
 
 
 @pytest.mark.parametrize("spec", FAST_SPECS)
@@ -422,6 +421,11 @@ def test_good_specs_build_the_options_they_name():
     assert (agent.depth, agent.turn_mode, agent.pruning, agent.chance_samples, agent.deep_samples,
             agent.max_nodes) == (3, False, "alphabeta", 2, 0, 10)
     assert make_agent("expectimax", game).turn_mode                    # Cave vs Cave: whole turns by default
-    assert not make_agent("expectimax", PigGame(), seed=0).turn_mode or PigGame().turn_is_over
+    assert make_agent("expectimax", PigGame(), seed=0).turn_mode                # the toy defines turn_is_over
+
+    class OneActionTurns(PigGame):
+        turn_is_over = None
+
+    assert not make_agent("expectimax", OneActionTurns(), seed=0).turn_mode     # no turn rule: atomic plies
     greedy = make_agent("greedy:max_nodes=7,chance_samples=1", game)
     assert (greedy.search.max_nodes, greedy.search.chance_samples) == (7, 1)
