@@ -12,6 +12,7 @@ from cavekit.search import make_agent
 from cavekit.search.expectimax import ExpectimaxAgent
 from cavekit.search.turn_search import TurnSearch, chance_children, turn_rule_for
 
+from cvc_scenarios import play_with_agents
 from cvc_positions import build, give, place, tile, to_display, two_player_position
 from toy_games import DIE, HOLD, ROLL, PigGame
 
@@ -332,31 +333,19 @@ def test_later_steps_of_a_searched_turn_are_look_ups():
 FAST_SPECS = ["greedy:max_nodes=1000,chance_samples=2", "expectimax:depth=2,max_nodes=1000,chance_samples=1"]
 
 
-def play(game, specs, seed):
-    rng = np.random.default_rng(seed)
-    agents = [make_agent(spec, game, seed=seed + p) for p, spec in enumerate(specs)]
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        else:
-            action = agents[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
-    return state
 
 
 def test_two_player_games_are_legal_and_reproducible():
     game = load_game("cvc", players=2)
-    first = play(game, FAST_SPECS, 11)
-    assert play(game, FAST_SPECS, 11).history() == first.history()
+    first = play_with_agents(game, FAST_SPECS, 11)
+    assert play_with_agents(game, FAST_SPECS, 11).history() == first.history()
 
 
 @pytest.mark.parametrize("spec", FAST_SPECS)
 def test_solo_games_are_legal_and_reproducible(spec):
     game = load_game("cvc", players=1)
-    first = play(game, [spec], 21)
-    assert play(game, [spec], 21).history() == first.history()
+    first = play_with_agents(game, [spec], 21)
+    assert play_with_agents(game, [spec], 21).history() == first.history()
     assert first.returns()[0] > 10
 
 
@@ -391,7 +380,7 @@ def test_toy_games_are_legal_with_every_agent():
         game = PigGame(players=players, turns=3, max_rolls=3)
         for spec in ("greedy", "expectimax:depth=2", "expectimax:depth=3,turn=0", "random"):
             specs = [spec] * players
-            assert play(game, specs, 5).history() == play(game, specs, 5).history()
+            assert play_with_agents(game, specs, 5).history() == play_with_agents(game, specs, 5).history()
 
 
 # ----------------------------------------------------------------------------------------------------

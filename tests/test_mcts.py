@@ -12,6 +12,7 @@ from cavekit.search.cvc_mcts import heuristic_values
 from cavekit.search.evaluation import cvc_evaluate
 from cavekit.search.mcts import MCTSAgent
 
+from cvc_scenarios import play_with_agents
 from cvc_positions import do, give, tile, two_player_position
 
 TILES_TAKEN_IN_THE_LAST_ROUND = ("furnishing", "masonry", "undermining", "breach", "expansion", "drift_mining",
@@ -66,16 +67,6 @@ def test_compiled_mcts_finds_the_winning_last_turn(rollout):
     assert state.is_terminal() and state.returns() == [1.0, -1.0]
 
 
-def play(game, specs, seed):
-    rng = np.random.default_rng(seed)
-    agents = [make_agent(spec, game, seed=seed + p) for p, spec in enumerate(specs)]
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        else:
-            state.apply_action(agents[state.current_player()].step(state))   # an illegal action would raise
-    return state
 
 
 @pytest.mark.parametrize("spec", ["mcts:iterations=20,rollout=none", "cvc_mcts:iterations=300,rollout=none",
@@ -84,9 +75,9 @@ def test_full_games_are_legal_and_reproducible(spec):
     for players in (2, 1):
         game = load_game("cvc", players=players)
         specs = [spec] + ["random"] * (players - 1)
-        first, second = play(game, specs, 3), play(game, specs, 3)
+        first, second = play_with_agents(game, specs, 3), play_with_agents(game, specs, 3)
         assert first.history() == second.history()
-    assert play(game, specs, 4).history() != first.history()
+    assert play_with_agents(game, specs, 4).history() != first.history()
 
 
 def test_mcts_beats_random_with_a_small_budget():
