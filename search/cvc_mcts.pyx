@@ -8,15 +8,14 @@ shuffled once, as the generic version does. No tree reuse between moves (a searc
 """
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.math cimport log, sqrt, tanh
+from libc.math cimport log, sqrt
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, NUM_FEATURES, CoreState, GameState, apply_action,
-                                        current_player,
-                                        is_terminal, legal_actions, next_random, player_features,
-                                        random_playout, returns, turns_left_share)
+from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, current_player,
+                                        is_terminal, legal_actions, next_random, random_playout, returns)
+from cavekit.search.cvc_evaluation cimport evaluate
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from ..core.api import CHANCE as PY_CHANCE, ConfigError
 from ..core.cvc.compiled import CompiledState
 from .agent import register_agent
 from ..core.cvc.actions import CONVERT as PY_CONVERT, END_TURN as PY_END_TURN, action_table
-from .evaluation import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS
+from .cvc_evaluation import heuristic_values, set_weights  # noqa: F401  (re-exported)
 
 cdef enum:
     CHANCE = -1
@@ -42,51 +41,10 @@ ctypedef struct Node:
     int8_t player             # the player to move, or CHANCE
     double value[2]
 
-cdef double WEIGHTS[NUM_FEATURES]
 cdef int8_t PASSIVE[NUM_ACTIONS_MAX]      # 1 for `end turn` and conversions: what a busy rollout avoids
 for _spec in action_table().specs:
     PASSIVE[_spec.id] = _spec.kind in (PY_END_TURN, PY_CONVERT)
 cdef double BUSY_PASSIVE_CHANCE = 0.1      # a busy rollout still ends its turn (or converts) this often
-cdef double DIFFERENCE_SCALE = CVC_DIFFERENCE_SCALE
-
-FEATURE_NAMES = ("points", "wood", "stone", "emmer", "flax", "food", "empty_space", "diggable_space",
-                 "built_wall", "usable_space", "best_fitting_room", "best_affordable_room")
-# (the order of compiled.player_features)
-
-
-def set_weights(weights):
-    """Use these CVC_WEIGHTS-style weights in the C evaluation (the search reads them at every leaf)."""
-    for i, name in enumerate(FEATURE_NAMES):
-        WEIGHTS[i] = 1.0 if name == "points" else weights[name]
-
-
-set_weights(CVC_WEIGHTS)
-
-
-cdef double expected_points(const GameState* s, int player, double share) noexcept nogil:
-    """search.evaluation.cvc_expected_points in C."""
-    cdef double f[NUM_FEATURES]
-    cdef double potential = 0.0
-    cdef int i
-    player_features(s, player, f)
-    for i in range(1, NUM_FEATURES):
-        potential += WEIGHTS[i] * f[i]
-    return f[0] + share * potential
-
-
-cdef void evaluate(const GameState* s, double* out) noexcept nogil:
-    """search.evaluation.cvc_evaluate in C."""
-    cdef double share, lead
-    if is_terminal(s):
-        returns(s, out)
-        return
-    share = turns_left_share(s)
-    if s.num_players == 1:
-        out[0] = expected_points(s, 0, share)
-        return
-    lead = tanh((expected_points(s, 0, share) - expected_points(s, 1, share)) / DIFFERENCE_SCALE)
-    out[0] = lead
-    out[1] = -lead
 
 
 cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
@@ -337,13 +295,6 @@ cdef const GameState* state_struct(object state) except NULL:
     if not isinstance(state, CompiledState):
         raise TypeError("cvc_mcts searches compiled Cave vs Cave states (load_game('cvc', engine='compiled'))")
     return &(<CoreState>state).s
-
-
-def heuristic_values(state):
-    """The C heuristic evaluation of a CompiledState (equal to search.evaluation.cvc_evaluate)."""
-    cdef double out[2]
-    evaluate(state_struct(state), out)
-    return [out[i] for i in range(state._game.num_players)]
 
 
 class CompiledMCTSAgent:

@@ -1,7 +1,7 @@
 """The weight tuner scores candidates on the same seeded games and leaves the evaluation as it found it."""
 from cavekit.analysis.tune import hill_climb, solo_mean_score
 from cavekit.core import load_game
-from cavekit.search.cvc_mcts import heuristic_values
+from cavekit.search.cvc_evaluation import heuristic_values
 from cavekit.search.evaluation import CVC_WEIGHTS
 
 
