@@ -8,33 +8,12 @@ from cavekit.core import ConfigError, load_game
 from cavekit.core.api import CHANCE, sample_chance_outcome
 from cavekit.core.cvc.compiled import CompiledState
 from cavekit.search import make_agent
-from cavekit.search.cvc_mcts import heuristic_values
+from cavekit.search.cvc_evaluation import heuristic_values
 from cavekit.search.evaluation import cvc_evaluate
 from cavekit.search.mcts import MCTSAgent
 
 from cvc_scenarios import play_with_agents
-from cvc_positions import do, give, tile, two_player_position
-
-TILES_TAKEN_IN_THE_LAST_ROUND = ("furnishing", "masonry", "undermining", "breach", "expansion", "drift_mining",
-                                 "renovation")
-
-
-def last_turn_of_the_game():
-    """Round 8, the game's last turn, player 0 to move and 3 points behind.
-
-    Player 0 holds 1 wood and 4 food and no gold: only Housework furnishes (a Spinning Wheel or Shelf on s4
-    for the 4 food per turn), which wins; every other tile left (Cultivation, Excavation, Undergrowth,
-    Expedition) scores nothing.
-    """
-    s = two_player_position(starter=1, round=7)
-    s.turn = 7
-    for t in TILES_TAKEN_IN_THE_LAST_ROUND:
-        s.taken |= 1 << tile(t)
-    give(s, 0, all=0, wood=1, food=4)
-    give(s, 1, all=0, gold=3)
-    assert s.current_player() == 0 and s.scores() == [0, 3]
-    return s
-
+from cvc_end_games import last_turn_of_the_game
 
 def finish_turn(state, agent):
     player = state.current_player()

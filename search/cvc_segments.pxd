@@ -1,0 +1,33 @@
+# Turn segments of Cave vs Cave on the compiled state: every distinct position one player's actions reach
+# before their turn ends or chance interrupts it (see cvc_segments.pyx).
+from libc.stdint cimport int8_t, int32_t, uint64_t
+from cavekit.core.cvc.compiled cimport GameState
+
+cdef int random_below(uint64_t* rng, int n) noexcept nogil
+cdef const GameState* state_struct(object state) except NULL
+cdef bint segment_over(const GameState* s, int round_, int turn) noexcept nogil
+
+cdef class SegmentEnumerator:
+    cdef GameState* states
+    cdef int32_t* parent
+    cdef int32_t* via
+    cdef int32_t* first       # the first action of the path to each position
+    cdef int8_t* is_end
+    cdef int32_t* table
+    cdef int32_t* slot        # the table slot holding each position
+    cdef int capacity, table_mask, n, max_states
+
+    cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil
+    cdef int run(self, const GameState* root) noexcept nogil
+    cdef list path(self, int index)
+
+
+cdef class TurnSearcher:
+    cdef list levels
+    cdef int max_states, chance_samples
+    cdef uint64_t rng
+    cdef public long positions
+
+    cdef SegmentEnumerator level(self, int depth)
+    cdef double end_value(self, const GameState* s, int player, int round_, int turn, int depth) except? -1e300
+    cdef double best_value(self, const GameState* s, int player, int depth) except? -1e300

@@ -1,0 +1,257 @@
+# cython: language_level=3
+"""Turn segments of Cave vs Cave, and the compiled greedy turn search built on them.
+
+A segment is what one player does from where they are to move until their turn is over or a chance event
+interrupts it (a room turned up by an excavation). `SegmentEnumerator` lists every distinct position a
+segment can reach: a breadth-first search over the C states with a hash set, so the many orders of the same
+sub-actions collapse into one position. The compiled searchers (`cvc_turn_mcts`, `cvc_expectimax`) and the
+greedy agent's fast path (`turn_action_values`) search over these segments.
+"""
+cimport cython
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
+from libc.string cimport memcmp, memcpy
+
+from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, chance_outcomes,
+                                        current_player, is_terminal, legal_actions, next_random)
+from cavekit.search.cvc_evaluation cimport evaluate
+
+from ..core.cvc.actions import action_table
+from ..core.cvc.compiled import CompiledState
+
+cdef enum:
+    CHANCE = -1
+    MAX_OUTCOMES = 32
+
+cdef int END_TURN = action_table().end_turn
+
+
+cdef inline uint64_t state_hash(const GameState* s) noexcept nogil:
+    """FNV-1a over the struct's bytes (all states here are copies of one root, so padding bytes agree)."""
+    cdef const uint8_t* p = <const uint8_t*>s
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef size_t i
+    for i in range(sizeof(GameState)):
+        h = (h ^ p[i]) * 1099511628211ULL
+    return h
+
+
+cdef inline int finisher(const int* legal, int n) noexcept nogil:
+    """The action that heads fastest to the end of the turn: `end turn` if legal, else the first action."""
+    cdef int k
+    for k in range(n):
+        if legal[k] == END_TURN:
+            return END_TURN
+    return legal[0]
+
+
+cdef int random_below(uint64_t* rng, int n) noexcept nogil:
+    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef const GameState* state_struct(object state) except NULL:
+    if not isinstance(state, CompiledState):
+        raise TypeError("the compiled Cave vs Cave searches need compiled states (load_game('cvc', engine='compiled'))")
+    return &(<CoreState>state).s
+
+
+cdef bint segment_over(const GameState* s, int round_, int turn) noexcept nogil:
+    """True once the mover's turn is over, a chance event interrupts it, or the game has ended."""
+    return current_player(s) == CHANCE or is_terminal(s) or s.round != round_ or s.turn != turn
+
+
+@cython.final
+cdef class SegmentEnumerator:
+    """Every distinct position reachable by the mover's actions until their segment ends (see module doc).
+
+    After `run`, positions `0..n-1` are the root and what it reaches; `is_end[i]` marks segment ends, and
+    `parent`/`via` lead back to the root, so `path(i)` gives the actions that reach position i.
+    """
+
+    def __cinit__(self, int max_states=20000):
+        self.max_states = max_states
+        self.capacity = 2 * max_states + NUM_ACTIONS_MAX
+        cdef int size = 1, i
+        while size < 2 * self.capacity:
+            size *= 2
+        self.table_mask = size - 1
+        self.states = <GameState*>PyMem_Malloc(self.capacity * sizeof(GameState))
+        self.parent = <int32_t*>PyMem_Malloc(self.capacity * sizeof(int32_t))
+        self.via = <int32_t*>PyMem_Malloc(self.capacity * sizeof(int32_t))
+        self.first = <int32_t*>PyMem_Malloc(self.capacity * sizeof(int32_t))
+        self.is_end = <int8_t*>PyMem_Malloc(self.capacity * sizeof(int8_t))
+        self.table = <int32_t*>PyMem_Malloc(size * sizeof(int32_t))
+        self.slot = <int32_t*>PyMem_Malloc(self.capacity * sizeof(int32_t))
+        if not (self.states and self.parent and self.via and self.first and self.is_end and self.table and self.slot):
+            raise MemoryError()
+        for i in range(size):
+            self.table[i] = -1
+        self.n = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.states)
+        PyMem_Free(self.parent)
+        PyMem_Free(self.via)
+        PyMem_Free(self.first)
+        PyMem_Free(self.is_end)
+        PyMem_Free(self.table)
+        PyMem_Free(self.slot)
+
+    cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil:
+        """Record a position unless it is known; its index, or -1 if it was a duplicate."""
+        cdef int slot = <int>(state_hash(s) & <uint64_t>self.table_mask), index
+        while self.table[slot] >= 0:
+            index = self.table[slot]
+            if memcmp(&self.states[index], s, sizeof(GameState)) == 0:
+                return -1
+            slot = (slot + 1) & self.table_mask
+        index = self.n
+        memcpy(&self.states[index], s, sizeof(GameState))
+        self.parent[index] = parent
+        self.via[index] = action
+        self.first[index] = action if parent <= 0 else self.first[parent]
+        self.is_end[index] = end
+        self.table[slot] = index
+        self.slot[index] = slot
+        self.n += 1
+        return index
+
+    cdef int run(self, const GameState* root) noexcept nogil:
+        """Enumerate from `root` (a decision node); returns the number of positions found.
+
+        Past `max_states` positions, the positions still to expand only try `end turn` (the greedy agent's
+        finisher; or their first legal action where `end turn` is not legal, such as a sub-action that must
+        be done), so a huge turn still yields complete segments, just fewer of them.
+        """
+        cdef int buffer[NUM_ACTIONS_MAX]
+        cdef GameState child
+        cdef int i = 0, k, n_legal, round_ = root.round, turn = root.turn
+        cdef bint end, finishing
+        for k in range(self.n):             # empty the slots the last run filled, not the whole table
+            self.table[self.slot[k]] = -1
+        self.n = 0
+        self.add(root, -1, -1, False)
+        while i < self.n:
+            if not self.is_end[i]:
+                n_legal = legal_actions(&self.states[i], buffer)
+                finishing = self.n >= self.max_states
+                for k in range(n_legal):
+                    if finishing and buffer[k] != finisher(buffer, n_legal):
+                        continue
+                    if self.n >= self.capacity:
+                        break
+                    memcpy(&child, &self.states[i], sizeof(GameState))
+                    apply_action(&child, buffer[k])
+                    end = segment_over(&child, round_, turn)
+                    self.add(&child, i, buffer[k], end)
+            i += 1
+        return self.n
+
+    cdef list path(self, int index):
+        """The actions that lead from the root to position `index`."""
+        actions = []
+        while self.parent[index] >= 0:
+            actions.append(self.via[index])
+            index = self.parent[index]
+        actions.reverse()
+        return actions
+
+    def segments(self, state):
+        """Python view for tests and tools: the action list of every distinct segment end from `state`."""
+        cdef int i
+        self.run(state_struct(state))
+        return [self.path(i) for i in range(self.n) if self.is_end[i]]
+
+    @property
+    def positions(self):
+        """Positions found by the last run, segment ends included."""
+        return self.n
+
+
+@cython.final
+cdef class TurnSearcher:
+    """The greedy agent's turn search in C: each first action's best end-of-turn evaluation for the mover.
+
+    The same search as `turn_search.TurnSearch`: every position the mover reaches before the turn ends,
+    evaluated by the heuristic when it ends; at a chance event inside the turn (a room turned up) the value
+    is the average over the outcomes (all of them, or `chance_samples` draws with replacement, weighted by
+    their share of the draws) of the best continuation. Each chance depth gets its own enumerator, because
+    the enumerator above is still being read while a continuation is searched.
+    """
+
+    # (attributes in cvc_segments.pxd; `positions` counts what the last `action_values` enumerated)
+
+    def __init__(self, int max_states=20000, int chance_samples=6, seed=0):
+        self.levels = []
+        self.max_states = max_states
+        self.chance_samples = chance_samples
+        self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
+        if self.rng == 0:
+            self.rng = 1
+
+    cdef SegmentEnumerator level(self, int depth):
+        while len(self.levels) <= depth:
+            self.levels.append(SegmentEnumerator(self.max_states))
+        return self.levels[depth]
+
+    cdef double end_value(self, const GameState* s, int player, int round_, int turn, int depth) except? -1e300:
+        """The value for `player` of a position their segment ended in."""
+        cdef int outcomes[MAX_OUTCOMES]
+        cdef int counts[MAX_OUTCOMES]
+        cdef int n, i, draws
+        cdef double out[2], total = 0.0
+        cdef GameState child
+        if is_terminal(s) or s.round != round_ or s.turn != turn:
+            evaluate(s, out)
+            return out[player]
+        if current_player(s) != CHANCE:
+            return self.best_value(s, player, depth)
+        n = chance_outcomes(s, outcomes)
+        draws = n if self.chance_samples <= 0 or n <= self.chance_samples else self.chance_samples
+        for i in range(n):
+            counts[i] = 1 if draws == n else 0
+        if draws < n:
+            for i in range(draws):
+                counts[random_below(&self.rng, n)] += 1
+        for i in range(n):
+            if counts[i]:
+                memcpy(&child, s, sizeof(GameState))
+                apply_action(&child, outcomes[i])
+                total += counts[i] * self.end_value(&child, player, round_, turn, depth)
+        return total / draws
+
+    cdef double best_value(self, const GameState* s, int player, int depth) except? -1e300:
+        """The best value for `player` over the segments from `s` (player to move inside their turn)."""
+        cdef SegmentEnumerator e = self.level(depth)
+        cdef int i
+        cdef double best = -1e300, value
+        e.run(s)
+        self.positions += e.n
+        for i in range(e.n):
+            if e.is_end[i]:
+                value = self.end_value(&e.states[i], player, s.round, s.turn, depth + 1)
+                if value > best:
+                    best = value
+        return best
+
+    def action_values(self, state) -> dict:
+        """Each legal action's best end-of-turn value for the player to move (the greedy agent's values).
+
+        Each action's continuation is enumerated on its own: one enumeration from the root would credit a
+        position reached by two orders of the same sub-actions to whichever first action found it first.
+        """
+        cdef const GameState* s = state_struct(state)
+        cdef int buffer[NUM_ACTIONS_MAX]
+        cdef int i, n, player = current_player(s)
+        cdef GameState child
+        if player < 0:
+            raise ValueError("the turn search starts where a player is to move")
+        self.positions = 0
+        n = legal_actions(s, buffer)
+        values = {}
+        for i in range(n):
+            memcpy(&child, s, sizeof(GameState))
+            apply_action(&child, buffer[i])
+            self.positions += 1
+            values[buffer[i]] = self.end_value(&child, player, s.round, s.turn, 0)
+        return values
