@@ -7,13 +7,14 @@ import pytest
 
 from cavekit.core import ConfigError, load_game
 from cavekit.core.api import CHANCE, sample_chance_outcome
-from cavekit.core.cvc.compiled import CompiledState
 from cavekit.search import make_agent
 from cavekit.search.expectimax import ExpectimaxAgent
 from cavekit.search.turn_search import TurnSearch, chance_children, turn_rule_for
 
+from cvc_end_games import (block_the_housework, compiled, play_turn, treasury_after_conversions,
+                           treasury_by_renovation)
 from cvc_scenarios import play_with_agents
-from cvc_positions import build, give, place, tile, to_display, two_player_position
+from cvc_positions import give
 from toy_games import DIE, HOLD, ROLL, PigGame
 
 # ----------------------------------------------------------------------------------------------------
@@ -167,91 +168,6 @@ def test_chance_samples_are_weighted_and_common_to_equal_chance_nodes():
 # ----------------------------------------------------------------------------------------------------
 # Cave vs Cave end games
 
-def compiled(reference_state):
-    """The same position in the compiled engine (the searches are much faster there)."""
-    return CompiledState.from_dict(load_game("cvc"), reference_state.to_dict(), [])
-
-
-def last_round(untaken: tuple[str, ...], turn: int):
-    """Round 8 (the last), player 0 starting, `turn` turns played; every tile but `untaken` taken."""
-    s = two_player_position(starter=0, round=7)
-    s.turn = turn
-    for t in range(12):
-        s.taken |= 1 << t
-    for t in untaken:
-        s.taken &= ~(1 << tile(t))
-    return s
-
-
-def treasury_by_renovation():
-    """Last turn, player 1 (3 points behind) to move: only Renovation furnishes the Treasury on the walled s4.
-
-    The Treasury (10 points for 3 gold) wins by 1; Housework cannot pay for it (4 food, or 1 more gold) and
-    the Weaving Room (5 points for 2 wood) or the other tiles leave player 1 behind.
-    """
-    s = last_round(("housework", "renovation", "cultivation", "undergrowth", "masonry"), turn=7)
-    place(s, 0, "state_room", "s0")
-    place(s, 0, "gold_vein", "s1")                       # player 0: 21 points
-    place(s, 1, "bakehouse", "s0")
-    place(s, 1, "stall", "s1")                           # player 1: 12 + 3 gold = 15
-    s.players[1].spaces[5] = -2                          # s5 dug out, where the Weaving Room fits
-    build(s, 1, "w4", "w6", "w7")                        # s4 closed on four sides: the Treasury fits
-    to_display(s, "treasury", "weaving_room")
-    give(s, 0, all=0)
-    give(s, 1, all=0, gold=3, wood=2, stone=1)
-    assert s.current_player() == 1 and s.scores() == [21, 15]
-    return s
-
-
-def treasury_after_conversions():
-    """Last turn, player 1 to move: Housework furnishes the Treasury paying 4 food, after turning emmer into food."""
-    s = last_round(("housework", "cultivation", "undergrowth", "excavation"), turn=7)
-    place(s, 0, "state_room", "s0")
-    place(s, 0, "gold_vein", "s1")
-    place(s, 1, "bakehouse", "s0")
-    place(s, 1, "stall", "s1")
-    build(s, 1, "w4", "w6", "w7")
-    to_display(s, "treasury")
-    give(s, 0, all=0)
-    give(s, 1, all=0, gold=3, food=2, emmer=2)
-    assert s.current_player() == 1 and s.scores() == [21, 15]
-    return s
-
-
-def block_the_housework():
-    """Second-to-last turn, player 0 (3 points ahead, no goods) to move, player 1 moves last.
-
-    Player 1 (3 gold, 4 food, a walled s4) would take Housework and furnish the Treasury (+7): player 0 wins
-    only by taking Housework first, which gains nothing now; every other tile gains a little (goods) and loses.
-    """
-    s = last_round(("housework", "cultivation", "undergrowth", "excavation"), turn=6)
-    place(s, 0, "state_room", "s0")
-    place(s, 0, "junction_room", "s1")                   # player 0: 18 points
-    place(s, 1, "storeroom", "s0")
-    place(s, 1, "stall", "s1")                           # player 1: 12 + 3 gold = 15
-    build(s, 1, "w4", "w6", "w7")
-    to_display(s, "treasury")
-    give(s, 0, all=0)
-    give(s, 1, all=0, gold=3, food=4)
-    assert s.current_player() == 0 and s.scores() == [18, 15]
-    return s
-
-
-def play_turn(state, agent) -> list[str]:
-    """Let the agent play the rest of its turn (chance inside it sampled); the actions it chose, by name."""
-    player, played = state.current_player(), []
-    rng = np.random.default_rng(0)
-    while not state.is_terminal() and state.current_player() in (player, CHANCE):
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-            continue
-        action = agent.step(state)
-        assert action in state.legal_actions()
-        played.append(state.action_to_string(action))
-        state.apply_action(action)
-    return played
-
-
 END_GAME_SPECS = ["greedy", "expectimax:depth=1", "expectimax:depth=2"]
 
 
@@ -315,7 +231,7 @@ def test_turn_search_budget_falls_back_and_stays_legal():
 def test_later_steps_of_a_searched_turn_are_look_ups():
     game = load_game("cvc")
     state = game.new_initial_state(seed=6)
-    for spec in ("greedy:max_nodes=0,chance_samples=1", "expectimax:depth=2"):
+    for spec in ("greedy:max_nodes=0,chance_samples=1,compiled=0", "expectimax:depth=2"):
         agent = make_agent(spec, game, seed=0)
         s = state.clone()
         s.apply_action(agent.step(s))
@@ -325,6 +241,40 @@ def test_later_steps_of_a_searched_turn_are_look_ups():
         else:
             agent.step(s)
             assert agent.search.nodes == 1                         # only the root is expanded again
+
+
+def test_compiled_turn_search_gives_the_python_turn_search_values():
+    """With every chance outcome searched and no budget cut, the C and Python greedy searches agree exactly."""
+    from cavekit.search.cvc_segments import TurnSearcher
+    from cvc_scenarios import next_action
+    game = load_game("cvc")
+    rng = np.random.default_rng(12)
+    compared = excavations = 0
+    while compared < 25:
+        state = game.new_initial_state(seed=int(rng.integers(1 << 30)))
+        for _ in range(int(rng.integers(0, 300))):
+            if state.is_terminal():
+                break
+            state.apply_action(next_action(state, rng, busy=True))
+        if state.is_terminal() or state.current_player() == CHANCE:
+            continue
+        compiled = TurnSearcher(max_states=100000, chance_samples=0)
+        compiled_values = compiled.action_values(state)
+        if compiled.positions > 1500:       # the exhaustive Python search of a big turn takes seconds
+            continue
+        python_values = TurnSearch(game, max_nodes=0, chance_samples=0, rng=np.random.default_rng(0)).action_values(state)
+        assert compiled_values.keys() == python_values.keys()
+        for action, value in python_values.items():
+            assert compiled_values[action] == pytest.approx(value, abs=1e-9), state.action_to_string(action)
+        excavations += any("excavate" in state.action_to_string(a) for a in python_values)
+        compared += 1
+    assert excavations > 0          # some compared turns had rooms turned up inside them
+
+
+def test_greedy_uses_the_compiled_search_on_compiled_states_only():
+    assert make_agent("greedy", load_game("cvc"), seed=0).compiled_search is not None
+    assert make_agent("greedy:compiled=0", load_game("cvc"), seed=0).compiled_search is None
+    assert make_agent("greedy", load_game("cvc", engine="reference"), seed=0).compiled_search is None
 
 
 # ----------------------------------------------------------------------------------------------------
