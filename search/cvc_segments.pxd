@@ -3,6 +3,12 @@
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from cavekit.core.cvc.compiled cimport GameState
 
+ctypedef struct Ranked:
+    int32_t group_rank        # 0 for the best end among those sharing its first action, 1 for the next...
+    double key                # minus the mover's heuristic value, so ascending order is best first
+    int32_t index             # position in the enumeration
+
+cdef void heuristic_value(const GameState* s, double* out) noexcept nogil
 cdef int random_below(uint64_t* rng, int n) noexcept nogil
 cdef const GameState* state_struct(object state) except NULL
 cdef bint segment_over(const GameState* s, int round_, int turn) noexcept nogil
@@ -15,10 +21,12 @@ cdef class SegmentEnumerator:
     cdef int8_t* is_end
     cdef int32_t* table
     cdef int32_t* slot        # the table slot holding each position
+    cdef Ranked* ranked       # the segment ends in search order, after rank_ends
     cdef int capacity, table_mask, n, max_states
 
     cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil
     cdef int run(self, const GameState* root) noexcept nogil
+    cdef int rank_ends(self, int player) noexcept nogil
     cdef list path(self, int index)
 
 

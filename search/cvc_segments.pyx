@@ -10,10 +10,11 @@ greedy agent's fast path (`turn_action_values`) search over these segments.
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
+from libc.stdlib cimport qsort
 from libc.string cimport memcmp, memcpy
 
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, chance_outcomes,
-                                        current_player, is_terminal, legal_actions, next_random)
+                                        current_player, is_terminal, legal_actions, next_random, returns)
 from cavekit.search.cvc_evaluation cimport evaluate
 
 from ..core.cvc.actions import action_table
@@ -24,6 +25,7 @@ cdef enum:
     MAX_OUTCOMES = 32
 
 cdef int END_TURN = action_table().end_turn
+cdef int32_t GROUP_COUNT[NUM_ACTIONS_MAX]     # rank_ends' scratch counts, all zero between calls
 
 
 cdef inline uint64_t state_hash(const GameState* s) noexcept nogil:
@@ -55,6 +57,43 @@ cdef const GameState* state_struct(object state) except NULL:
     return &(<CoreState>state).s
 
 
+cdef void heuristic_value(const GameState* s, double* out) noexcept nogil:
+    """The heuristic value of a position; a chance node gets the average over its (equally likely) outcomes."""
+    cdef int outcomes[MAX_OUTCOMES]
+    cdef int n, i
+    cdef double one[2]
+    cdef GameState child
+    if is_terminal(s):
+        returns(s, out)
+        return
+    if current_player(s) != CHANCE:
+        evaluate(s, out)
+        return
+    n = chance_outcomes(s, outcomes)
+    out[0] = 0.0
+    out[1] = 0.0
+    for i in range(n):
+        memcpy(&child, s, sizeof(GameState))
+        apply_action(&child, outcomes[i])
+        evaluate(&child, one)
+        out[0] += one[0] / n
+        out[1] += one[1] / n
+
+
+cdef int by_key(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const Ranked*>a).key, y = (<const Ranked*>b).key
+    if x != y:
+        return -1 if x < y else 1
+    return (<const Ranked*>a).index - (<const Ranked*>b).index     # ties: enumeration order, deterministic
+
+
+cdef int by_group_rank_then_key(const void* a, const void* b) noexcept nogil:
+    cdef int x = (<const Ranked*>a).group_rank, y = (<const Ranked*>b).group_rank
+    if x != y:
+        return x - y
+    return by_key(a, b)
+
+
 cdef bint segment_over(const GameState* s, int round_, int turn) noexcept nogil:
     """True once the mover's turn is over, a chance event interrupts it, or the game has ended."""
     return current_player(s) == CHANCE or is_terminal(s) or s.round != round_ or s.turn != turn
@@ -82,7 +121,9 @@ cdef class SegmentEnumerator:
         self.is_end = <int8_t*>PyMem_Malloc(self.capacity * sizeof(int8_t))
         self.table = <int32_t*>PyMem_Malloc(size * sizeof(int32_t))
         self.slot = <int32_t*>PyMem_Malloc(self.capacity * sizeof(int32_t))
-        if not (self.states and self.parent and self.via and self.first and self.is_end and self.table and self.slot):
+        self.ranked = <Ranked*>PyMem_Malloc(self.capacity * sizeof(Ranked))
+        if not (self.states and self.parent and self.via and self.first and self.is_end and self.table and self.slot
+                and self.ranked):
             raise MemoryError()
         for i in range(size):
             self.table[i] = -1
@@ -96,6 +137,7 @@ cdef class SegmentEnumerator:
         PyMem_Free(self.is_end)
         PyMem_Free(self.table)
         PyMem_Free(self.slot)
+        PyMem_Free(self.ranked)
 
     cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil:
         """Record a position unless it is known; its index, or -1 if it was a duplicate."""
@@ -146,6 +188,31 @@ cdef class SegmentEnumerator:
                     self.add(&child, i, buffer[k], end)
             i += 1
         return self.n
+
+    cdef int rank_ends(self, int player) noexcept nogil:
+        """Put the last run's segment ends into `ranked` in the searchers' order; returns their number.
+
+        The order: the best end of each first action (each tile, at a turn's start) by the heuristic for
+        `player`, then each one's second best, and so on, each layer best first. A tile taken only to deny
+        it to the opponent ends with a poor heuristic value; this keeps it among the first ends searched.
+        """
+        cdef int n = 0, i, j
+        cdef double out[2]
+        for i in range(self.n):
+            if self.is_end[i]:
+                heuristic_value(&self.states[i], out)
+                self.ranked[n].key = -out[player]
+                self.ranked[n].index = i
+                n += 1
+        qsort(self.ranked, n, sizeof(Ranked), by_key)
+        for i in range(n):
+            j = self.first[self.ranked[i].index]
+            self.ranked[i].group_rank = GROUP_COUNT[j]
+            GROUP_COUNT[j] += 1
+        for i in range(n):
+            GROUP_COUNT[self.first[self.ranked[i].index]] = 0
+        qsort(self.ranked, n, sizeof(Ranked), by_group_rank_then_key)
+        return n
 
     cdef list path(self, int index):
         """The actions that lead from the root to position `index`."""

@@ -31,7 +31,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, GameState, apply_action, chance_outcomes,
                                         current_player, is_terminal, legal_actions, next_random, returns)
 from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport SegmentEnumerator, random_below, state_struct
+from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, random_below, state_struct
 
 import numpy as np
 
@@ -52,26 +52,6 @@ cdef inline double now() noexcept nogil:
     return t.tv_sec + t.tv_nsec * 1e-9
 
 
-ctypedef struct Ranked:
-    int32_t group_rank        # 0 for the best end among those sharing its first action, 1 for the next...
-    double key                # minus the mover's heuristic value, so ascending order is best first
-    int32_t index             # position in the enumeration
-
-
-cdef int by_key(const void* a, const void* b) noexcept nogil:
-    cdef double x = (<const Ranked*>a).key, y = (<const Ranked*>b).key
-    if x != y:
-        return -1 if x < y else 1
-    return (<const Ranked*>a).index - (<const Ranked*>b).index     # ties: enumeration order, deterministic
-
-
-cdef int by_group_rank_then_key(const void* a, const void* b) noexcept nogil:
-    cdef int x = (<const Ranked*>a).group_rank, y = (<const Ranked*>b).group_rank
-    if x != y:
-        return x - y
-    return by_key(a, b)
-
-
 ctypedef struct Node:
     GameState state
     int32_t first_child       # index of the first child (children are consecutive), -1 until expanded
@@ -82,35 +62,10 @@ ctypedef struct Node:
     double value[2]
 
 
-cdef void leaf_value(const GameState* s, double* out) noexcept nogil:
-    """The heuristic value of a new leaf; a chance node gets the average over its (equally likely) outcomes."""
-    cdef int outcomes[MAX_OUTCOMES]
-    cdef int n, i
-    cdef double one[2]
-    cdef GameState child
-    if is_terminal(s):
-        returns(s, out)
-        return
-    if current_player(s) != CHANCE:
-        evaluate(s, out)
-        return
-    n = chance_outcomes(s, outcomes)
-    out[0] = 0.0
-    out[1] = 0.0
-    for i in range(n):
-        memcpy(&child, s, sizeof(GameState))
-        apply_action(&child, outcomes[i])
-        evaluate(&child, one)
-        out[0] += one[0] / n
-        out[1] += one[1] / n
-
-
 cdef class TurnTree:
     """The search: a growing pool of nodes, each holding its position."""
 
     cdef Node* nodes
-    cdef Ranked* ranked
-    cdef int32_t group_count[NUM_ACTIONS_MAX]
     cdef int n_nodes, capacity
     cdef SegmentEnumerator enumerator
     cdef public int iterations, max_children
@@ -127,7 +82,6 @@ cdef class TurnTree:
 
     def __dealloc__(self):
         PyMem_Free(self.nodes)
-        PyMem_Free(self.ranked)
 
     def __init__(self, int iterations=1000, double seconds=0.0, double c=0.7, double widening=1.0,
                  int max_children=64, int max_states=20000, seed=0):
@@ -140,11 +94,6 @@ cdef class TurnTree:
         self.iterations, self.seconds, self.c, self.widening = iterations, seconds, c, widening
         self.max_children = max_children
         self.enumerator = SegmentEnumerator(max_states)
-        self.ranked = <Ranked*>PyMem_Malloc(self.enumerator.capacity * sizeof(Ranked))
-        if not self.ranked:
-            raise MemoryError()
-        for i in range(NUM_ACTIONS_MAX):
-            self.group_count[i] = 0
         self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
         if self.rng == 0:
             self.rng = 1
@@ -189,32 +138,15 @@ cdef class TurnTree:
                 self.new_node(&child, i)
             return 0
         memcpy(&child, &self.nodes[index].state, sizeof(GameState))
-        n = 0
         with nogil:
             self.enumerator.run(&child)
-            for i in range(self.enumerator.n):
-                if self.enumerator.is_end[i]:
-                    evaluate(&self.enumerator.states[i], out)
-                    self.ranked[n].key = -out[player]
-                    self.ranked[n].index = i
-                    n += 1
-            # Order: the best end of each first action (each tile, at a turn's start), then each one's
-            # second best, and so on, each layer best first. A tile taken only to deny it to the opponent
-            # ends with a poor heuristic value; this keeps it among the first children widening opens.
-            qsort(self.ranked, n, sizeof(Ranked), by_key)
-            for i in range(n):
-                j = self.enumerator.first[self.ranked[i].index]
-                self.ranked[i].group_rank = self.group_count[j]
-                self.group_count[j] += 1
-            for i in range(n):
-                self.group_count[self.enumerator.first[self.ranked[i].index]] = 0
-            qsort(self.ranked, n, sizeof(Ranked), by_group_rank_then_key)
+            n = self.enumerator.rank_ends(player)
         kept = min(n, self.max_children)
         self.reserve(kept)
         self.nodes[index].first_child = self.n_nodes
         self.nodes[index].n_children = kept
         for j in range(kept):
-            self.new_node(&self.enumerator.states[self.ranked[j].index], self.ranked[j].index)
+            self.new_node(&self.enumerator.states[self.enumerator.ranked[j].index], self.enumerator.ranked[j].index)
         return 0
 
     cdef int select(self, int index) noexcept nogil:
@@ -260,7 +192,7 @@ cdef class TurnTree:
             index = self.select(index)
             path[depth] = index
             depth += 1
-        leaf_value(&self.nodes[index].state, out)
+        heuristic_value(&self.nodes[index].state, out)
         for i in range(self.nodes[0].state.num_players):
             if out[i] < self.low:
                 self.low = out[i]
