@@ -13,13 +13,13 @@ import numpy as np
 
 from ..core.api import CHANCE, sample_chance_outcome
 from ..core.registry import load_game
-from ..search import cvc_mcts
+from ..search import cvc_evaluation, cvc_mcts
 from ..search.evaluation import CVC_WEIGHTS
 
 
 def solo_mean_score(weights: dict[str, float], games: int, iterations: int, seed: int) -> float:
     """Mean final score of compiled MCTS (heuristic leaves) with these weights over seeded solo games."""
-    cvc_mcts.set_weights(weights)
+    cvc_evaluation.set_weights(weights)
     game = load_game("cvc", players=1)
     total = 0
     for i, child in enumerate(np.random.SeedSequence(seed).spawn(games)):
@@ -32,7 +32,7 @@ def solo_mean_score(weights: dict[str, float], games: int, iterations: int, seed
             else:
                 state.apply_action(agent.step(state))
         total += state.scores()[0]
-    cvc_mcts.set_weights(CVC_WEIGHTS)
+    cvc_evaluation.set_weights(CVC_WEIGHTS)
     return total / games
 
 

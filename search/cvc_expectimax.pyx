@@ -189,6 +189,7 @@ class CompiledExpectimaxAgent:
         self._plan: list = []
         self._plan_history: list = []
         self._searched = None
+        self.analysis_budget = "expectimax over turns, no search yet"
 
     def _search(self, state) -> list:
         history = state.history()

@@ -273,6 +273,7 @@ class CompiledTurnMCTSAgent:
         self._plan: list = []
         self._plan_history: list = []
         self._searched = None
+        self.analysis_budget = "MCTS over turn segments, no search yet"
 
     def analyse(self, state) -> list:
         """Search `state` and return its segments best first: first action, notation, visits, mean value."""
@@ -296,6 +297,8 @@ class CompiledTurnMCTSAgent:
         tree = TurnTree(seed=int(self.rng.integers(2**63)), **self.settings)
         children = tree.search(state)
         self.last_result = dict(tree.last_stats, children=len(children))
+        self.analysis_budget = (f"MCTS over turn segments, {tree.last_stats['iterations']:,} iterations in "
+                                f"{tree.last_stats['seconds']:.2f} s")
         self._searched = (history, children)
         return children
 
