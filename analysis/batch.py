@@ -1,42 +1,66 @@
-"""Play batches of seeded games between agents and summarise them.
+"""Play batches of seeded games between agents, in chunks, on one machine or a cluster, and summarise them.
 
 Every random choice flows from one master seed: game i gets the i-th child of `SeedSequence(seed)`, which
-seeds its chance events and each seat's agent, so a game's result never depends on how a batch is split.
+seeds its chance events and each seat's agent, so a game's result never depends on how a batch is split, on
+the number of workers or on the backend. Work is sent out in chunks of consecutive games (one task per
+chunk), which keeps joblib's per-task overhead small for fast games; with `out=` every finished chunk is
+stored at once in a results folder (`analysis/results.py`), so an interrupted run resumes where it stopped.
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 import time
-from typing import Any, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from ..core.api import CHANCE, ConfigError, Game, sample_chance_outcome
 from ..core.registry import load_game
 from ..search.agent import make_agent
+from .decisions import DecisionRecorder
+from .results import ResultsWriter, RunSpec, games_schema, load_games
+
+BACKENDS = ("loky", "dask", "ray")
+# Automatic chunk size: about this many chunks per run (enough to balance the load over a few workers
+# and to lose little work when a run is killed), but never more games per chunk than the cap.
+AUTO_CHUNKS_PER_RUN = 32
+MAX_AUTO_CHUNK_SIZE = 1000
 
 
-def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence) -> dict[str, Any]:
-    """Play one game; `agent_specs[p]` plays seat p. Returns one result row."""
+def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence,
+              recorder: DecisionRecorder | None = None) -> dict[str, Any]:
+    """Play one game; `agent_specs[p]` plays seat p. Returns one result row; `recorder` gets each decision."""
     chance_seed, *agent_seeds = seed.spawn(1 + game.num_players)
     chance_rng = np.random.default_rng(chance_seed)
     agents = [make_agent(spec, game, seed=s) for spec, s in zip(agent_specs, agent_seeds)]
     state = game.new_initial_state()
     first_player = -1
-    decisions = 0
+    decisions = ply = 0
     started = time.perf_counter()
     while not state.is_terminal():
         player = state.current_player()
         if player == CHANCE:
-            action = sample_chance_outcome(state.chance_outcomes(), chance_rng.random())
+            state.apply_action(sample_chance_outcome(state.chance_outcomes(), chance_rng.random()))
         else:
             if first_player < 0:
                 first_player = player
             action = agents[player].step(state)
+            if recorder is None:
+                state.apply_action(action)
+            else:
+                recorder.before(state, ply, player, agent_specs[player], action, decisions)
+                state.apply_action(action)
+                recorder.after(state, player)
             decisions += 1
-        state.apply_action(action)
+        ply += 1
     row: dict[str, Any] = {"first_player": first_player, "decisions": decisions,
                            "length": len(state.history()), "seconds": time.perf_counter() - started}
     scores, returns = state.scores(), state.returns()
@@ -44,53 +68,203 @@ def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequen
         row[f"agent_{p}"] = agent_specs[p]
         row[f"score_{p}"] = scores[p]
         row[f"return_{p}"] = returns[p]
+    row["winner"] = winner_of(returns)
     return row
 
 
-def _play_numbered(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
-                   index: int) -> dict[str, Any]:
+def winner_of(returns: Sequence[float]) -> int:
+    """The seat with the strictly highest return, or -1 for a draw or a one-player game."""
+    if len(returns) < 2:
+        return -1
+    best = max(returns)
+    leaders = [p for p, r in enumerate(returns) if r == best]
+    return leaders[0] if len(leaders) == 1 else -1
+
+
+def _play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int,
+                   recorder: DecisionRecorder | None = None) -> dict[str, Any]:
     """Game `index` of a match: seats rotated by the index, randomness from the index-th child seed."""
-    game = load_game(game_name, **game_params)
     shift = index % game.num_players
     seats = [agent_specs[(p + shift) % game.num_players] for p in range(game.num_players)]
     child = np.random.SeedSequence(seed, spawn_key=(index,))
-    row = play_game(game, seats, child)
+    if recorder is not None:
+        recorder.game_index = index
+    row = play_game(game, seats, child, recorder)
     row["game"] = index
     return row
 
 
+@dataclass
+class ChunkResult:
+    """A played chunk, encoded as Parquet in the worker so the main process only stores bytes."""
+
+    index: int
+    games: bytes                  # the games table, Parquet
+    decisions: bytes | None       # the decisions table, Parquet (None when decisions were not recorded)
+    decision_rows: int
+
+
+def _parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
+               index: int, first_game: int, stop_game: int, record_decisions: bool) -> ChunkResult:
+    """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch."""
+    game = load_game(game_name, **game_params)
+    recorder = DecisionRecorder(game) if record_decisions else None
+    rows = [_play_numbered(game, agent_specs, seed, i, recorder) for i in range(first_game, stop_game)]
+    games = pa.Table.from_pylist(rows, schema=games_schema(game.num_players))
+    if recorder is None:
+        return ChunkResult(index, _parquet_bytes(games), None, 0)
+    return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(recorder.table()), len(recorder))
+
+
+def default_chunk_size(games: int) -> int:
+    """Games per chunk when none is given: about 32 chunks per run, at most 1000 games each."""
+    return max(1, min(MAX_AUTO_CHUNK_SIZE, math.ceil(games / AUTO_CHUNKS_PER_RUN)))
+
+
+Runner = Callable[[list[tuple[Any, ...]]], Iterator[ChunkResult]]
+
+
+def _missing_extra(backend: str, module: str) -> ConfigError:
+    return ConfigError(f"backend {backend!r} needs the {module!r} package, which is not installed; install the "
+                       f"extra with: pip install 'cavekit[{backend}]'")
+
+
+@contextlib.contextmanager
+def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
+    """A function that plays chunk tasks on `backend` and yields each result as soon as it is ready."""
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "loky":
+        if address is not None:
+            raise ConfigError("the loky backend runs on this machine only; a cluster address needs "
+                              "backend 'dask' or 'ray'")
+        if jobs == 1:
+            yield lambda calls: (play_chunk(*call) for call in calls)
+            return
+        yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", batch_size=1)(
+            delayed(play_chunk)(*call) for call in calls)
+        return
+
+    if backend == "dask":
+        try:
+            import distributed
+        except ImportError:
+            raise _missing_extra("dask", "distributed") from None
+        with contextlib.ExitStack() as stack:
+            if address is not None:
+                client = stack.enter_context(distributed.Client(address, set_as_default=False))
+            else:
+                try:
+                    client = distributed.get_client()      # a client the caller already started
+                except ValueError:
+                    import logging
+                    cluster = stack.enter_context(distributed.LocalCluster(
+                        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                        silence_logs=logging.ERROR))
+                    client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+
+            def run_dask(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
+                with parallel_config(backend="dask", client=client):
+                    yield from Parallel(n_jobs=-1, return_as="generator_unordered", batch_size=1)(
+                        delayed(play_chunk)(*call) for call in calls)
+            yield run_dask
+        return
+
+    if backend == "ray":
+        try:
+            import ray
+            from ray.util.joblib import register_ray
+        except ImportError:
+            raise _missing_extra("ray", "ray") from None
+        register_ray()
+        started_here = not ray.is_initialized()
+        if started_here:
+            if address is not None:
+                ray.init(address=address)
+            else:
+                ray.init(num_cpus=jobs, include_dashboard=False)
+        try:
+            workers = max(1, int(ray.cluster_resources().get("CPU", jobs)))
+
+            def run_ray(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
+                # Ray's joblib backend cannot stream results, so chunks go out in waves of two per CPU:
+                # each wave is stored before the next starts, which keeps interrupted runs resumable.
+                wave = 2 * workers
+                for start in range(0, len(calls), wave):
+                    with parallel_config(backend="ray", n_jobs=workers):
+                        yield from Parallel(batch_size=1)(delayed(play_chunk)(*c) for c in calls[start:start + wave])
+            yield run_ray
+        finally:
+            if started_here:
+                ray.shutdown()
+        return
+
+    raise ConfigError(f"unknown backend {backend!r}; available backends: {', '.join(BACKENDS)}")
+
+
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
-              jobs: int = 1, **game_params: Any) -> pd.DataFrame:
+              jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
+              address: str | None = None, **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
-    Game i's randomness comes from child i of the master seed, so the rows are the same for any `jobs`.
+    Game i's randomness comes from child i of the master seed, so the rows are the same for any `jobs`,
+    `backend` and `chunk_size`. `backend` is "loky" (processes on this machine, the default), "dask" or
+    "ray"; `jobs` is the number of worker processes (for dask and ray: of the local cluster started when
+    no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
+    finished chunk is stored in that results folder, and calling again with the same arguments resumes an
+    interrupted run: only missing games are played, and the returned table holds every game of the folder.
     """
     game = load_game(game_name, **game_params)
-    if games < 1:
-        raise ConfigError(f"a match needs at least 1 game, not {games}")
-    if jobs < 1:
-        raise ConfigError(f"jobs must be at least 1, not {jobs}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ConfigError(f"a match needs at least 1 game, not {games!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, not {jobs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"the master seed must be a non-negative integer, not {seed!r}")
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; available backends: {', '.join(BACKENDS)}")
+    if chunk_size is None:
+        chunk_size = default_chunk_size(games)
+    elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ConfigError(f"chunk size must be a positive number of games, not {chunk_size!r}")
     if len(agent_specs) != game.num_players:
         raise ConfigError(f"{game_name} with {game.num_players} player(s) needs {game.num_players} agent "
                           f"spec(s), got {len(agent_specs)}")
     for spec in agent_specs:
         make_agent(spec, game)      # refuse a bad spec before playing anything
-    params = dict(game_params)
-    bar = tqdm(total=games, disable=not progress, unit="game", desc=f"{game_name} match")
-    if jobs == 1:
-        rows = []
-        for i in range(games):
-            rows.append(_play_numbered(game_name, params, agent_specs, seed, i))
-            bar.update()
-    else:
-        from joblib import Parallel, delayed
-        tasks = (delayed(_play_numbered)(game_name, params, agent_specs, seed, i) for i in range(games))
-        rows = []
-        for row in Parallel(n_jobs=jobs, backend="loky", return_as="generator")(tasks):
-            rows.append(row)
-            bar.update()
-    bar.close()
-    return pd.DataFrame(rows)
+    run = RunSpec(game=game_name, params=game.parameters(), agents=list(agent_specs), seed=int(seed),
+                  games=games, chunk_size=chunk_size)
+    with contextlib.ExitStack() as stack:
+        writer = None
+        if out is not None:
+            writer = stack.enter_context(ResultsWriter(out, run, game.num_players, getattr(game, "engine", None)))
+        todo = writer.missing_chunks() if writer else list(range(run.num_chunks))
+        done = writer.games_done if writer else 0
+        if writer is not None and writer.resumed and progress:
+            print(f"resuming {out}: {done} of {games} games already stored", file=sys.stderr)
+        calls = [(game_name, dict(game_params), list(agent_specs), int(seed), k, run.chunk_range(k).start,
+                  run.chunk_range(k).stop, writer is not None) for k in todo]
+        bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
+                                       desc=f"{game_name} match", smoothing=0.1))
+        tables: dict[int, pa.Table] = {}
+        if calls:
+            with _runner(backend, jobs, address) as play_chunks:
+                for result in play_chunks(calls):
+                    if writer is not None:
+                        assert result.decisions is not None     # tasks record decisions whenever we store
+                        writer.write_chunk(result.index, result.games, result.decisions, result.decision_rows)
+                    else:
+                        tables[result.index] = pq.read_table(pa.BufferReader(result.games))
+                    bar.update(len(run.chunk_range(result.index)))
+    if out is not None:
+        return load_games(out)
+    return pa.concat_tables([tables[k] for k in sorted(tables)]).to_pandas()
 
 
 def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:

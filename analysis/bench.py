@@ -2,7 +2,8 @@
 
 `cavekit bench cvc` plays random games with the reference engine, with the compiled engine through the
 Python API, and with the compiled engine's C playout, and times move generation and cloning in C on
-positions taken from random games. Results are rates and ratios, never pass/fail thresholds.
+positions taken from random games. `cavekit bench batch` times the batch runner (random agents, results
+folder written) on one worker and on two. Results are rates and ratios, never pass/fail thresholds.
 """
 from __future__ import annotations
 
@@ -112,4 +113,83 @@ def format_bench(result: dict[str, Any]) -> str:
     ]
     width = max(len(name) for name, _ in rows)
     title = f"cavekit bench cvc ({result['players']} players, one process, one core)"
+    return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])
+
+
+def _process_tree_cpu_seconds() -> float | None:
+    """CPU seconds used so far by this process and its live child processes (the workers), if psutil is there."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    me = psutil.Process()
+    total = sum(me.cpu_times()[:2])
+    for child in me.children(recursive=True):
+        try:
+            total += sum(child.cpu_times()[:2])
+        except psutil.Error:
+            pass
+    return total
+
+
+def bench_batch(games: int = 4000, jobs: int = 2, chunk_size: int | None = None, players: int = 2,
+                seed: int = 0) -> dict[str, Any]:
+    """Games/s of the batch runner (random agents, compiled cvc engine, results folder written) on one
+    worker and on `jobs` workers in the same process run, their ratio, the CPU time each run used (which,
+    unlike wall time, a busy machine barely changes), and whether both stored the same rows."""
+    import os
+    import tempfile
+
+    from .batch import default_chunk_size, run_match
+    from .results import load_results
+
+    agents = ["random"] * players
+    chunk = chunk_size or default_chunk_size(games)
+    load_before = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    # Start the worker processes before timing, so the figure is play and storage, not process start-up.
+    run_match("cvc", agents, 2 * jobs, seed, progress=False, jobs=jobs, chunk_size=1, players=players)
+    rates, cpu = {}, {}
+    with tempfile.TemporaryDirectory(prefix="cavekit-bench-") as tmp:
+        for workers in (1, jobs):
+            cpu_start = _process_tree_cpu_seconds()
+            started = time.perf_counter()
+            run_match("cvc", agents, games, seed, progress=False, jobs=workers, chunk_size=chunk,
+                      out=f"{tmp}/{workers}", players=players)
+            rates[workers] = games / (time.perf_counter() - started)
+            cpu_end = _process_tree_cpu_seconds()
+            cpu[workers] = None if cpu_start is None or cpu_end is None else (cpu_end - cpu_start) / games
+        one, many = load_results(f"{tmp}/1"), load_results(f"{tmp}/{jobs}")
+        identical = one[0].drop(columns="seconds").equals(many[0].drop(columns="seconds")) and one[1].equals(many[1])
+        decision_rows = len(one[1])
+    return {"game": "cvc", "players": players, "agents": agents, "games": games, "chunk_size": chunk,
+            "chunks": -(-games // chunk), "workers": jobs, "seed": seed,
+            "games_per_second_1_worker": rates[1], f"games_per_second_{jobs}_workers": rates[jobs],
+            "speedup": rates[jobs] / rates[1],
+            "cpu_ms_per_game_1_worker": None if cpu[1] is None else cpu[1] * 1e3,
+            f"cpu_ms_per_game_{jobs}_workers": None if cpu[jobs] is None else cpu[jobs] * 1e3,
+            "decision_rows": decision_rows, "results_identical": identical,
+            "cpu_count": os.cpu_count(), "load_average_before": load_before}
+
+
+def format_bench_batch(result: dict[str, Any]) -> str:
+    """The batch benchmark as a table a person reads."""
+    jobs = result["workers"]
+    rows = [
+        ("1 worker", f"{result['games_per_second_1_worker']:,.0f} games/s"),
+        (f"{jobs} workers", f"{result[f'games_per_second_{jobs}_workers']:,.0f} games/s"),
+        ("speedup", f"{result['speedup']:.2f}x"),
+    ]
+    if result["cpu_ms_per_game_1_worker"] is not None:
+        one, many = result["cpu_ms_per_game_1_worker"], result[f"cpu_ms_per_game_{jobs}_workers"]
+        rows.append(("CPU per game (all processes)",
+                     f"{one:.2f} ms on 1 worker, {many:.2f} ms on {jobs} ({many / one - 1:+.1%} for parallelism)"))
+    rows += [
+        ("chunks", f"{result['chunks']} of {result['chunk_size']} games"),
+        ("decision rows stored", f"{result['decision_rows']:,}"),
+        ("same results", "yes" if result["results_identical"] else "NO"),
+        ("machine", f"{result['cpu_count']} CPUs, load average {result['load_average_before']} before the run"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    title = (f"cavekit bench batch: {result['games']} cvc games, {' vs '.join(result['agents'])}, compiled engine, "
+             "results folder written")
     return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])

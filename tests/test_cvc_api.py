@@ -678,8 +678,9 @@ def test_cli_match_solo_and_out_folder(capsys, tmp_path):
                      "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
     assert "solo scores" in out
-    rows = (tmp_path / "run" / "games.csv").read_text().strip().splitlines()
-    assert len(rows) == 1 + 3
+    from cavekit.analysis.results import load_results
+    games, decisions = load_results(tmp_path / "run")      # the results folder replaced games.csv
+    assert games["game"].tolist() == [0, 1, 2] and len(decisions) == games["decisions"].sum()
 
 
 @pytest.mark.parametrize("argv,named", [

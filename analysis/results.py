@@ -1,0 +1,377 @@
+"""The results folder: a manifest plus Parquet chunks, written crash-safely so interrupted runs resume.
+
+A results folder holds
+- `manifest.json`: format "cavekit-results", version 1, the run (game, its parameters, agent specs, master
+  seed, games requested, chunk size), the code version, timestamps, and one entry per finished chunk (its
+  file names, the game indices it holds, its row counts);
+- `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards);
+- `decisions-NNNNN.parquet`: one row per player decision of those games (see `analysis/decisions.py`).
+
+A chunk is written to a hidden temporary file, flushed to disk and renamed into place, and only then listed
+in the manifest, which is itself replaced atomically; so after a crash at any moment the manifest lists
+exactly the chunks that are complete on disk, and anything else is debris that resuming removes.
+pandas reads a folder with `load_results(folder)`; DuckDB with `SELECT ... FROM 'folder/games-*.parquet'`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..core.api import CavekitError
+from .decisions import decisions_schema
+
+FORMAT = "cavekit-results"
+VERSION = 1
+MANIFEST = "manifest.json"
+LOCK = ".cavekit-results.lock"
+CHUNK_FILE = re.compile(r"^(games|decisions)-(\d{5,})\.parquet$")
+TEMP_FILE = re.compile(r"^\..+\.tmp$")
+
+
+class ResultsError(CavekitError):
+    """A results folder that cannot be used: `location` names the file (or folder) and `problem` says why."""
+
+    def __init__(self, location: str | Path, problem: str):
+        self.location = str(location)
+        self.problem = problem
+        super().__init__(f"results folder problem in {self.location}: {problem}")
+
+
+def games_schema(players: int) -> pa.Schema:
+    """The Arrow schema of the one-row-per-game table for `players` seats."""
+    fields = [("game", pa.int64())]
+    for p in range(players):
+        fields += [(f"agent_{p}", pa.string()), (f"score_{p}", pa.int64()), (f"return_{p}", pa.float64())]
+    fields += [("winner", pa.int64()),          # seat with the strictly best return; -1 for a draw or solo
+               ("first_player", pa.int64()), ("length", pa.int64()), ("decisions", pa.int64()),
+               ("seconds", pa.float64())]
+    return pa.schema(fields)
+
+
+def chunk_file_names(index: int) -> tuple[str, str]:
+    """The games and decisions file names of chunk `index`."""
+    return f"games-{index:05d}.parquet", f"decisions-{index:05d}.parquet"
+
+
+def code_version() -> dict[str, Any]:
+    """The installed cavekit version and, when the source is a git checkout, its commit and dirtiness."""
+    try:
+        version = metadata.version("cavekit")
+    except metadata.PackageNotFoundError:
+        version = None
+    source = Path(__file__).resolve().parent.parent
+    commit = dirty = None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True,
+                                timeout=10, check=True).stdout.strip() or None
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=source,
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+        dirty = bool(status.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"cavekit": version, "git_commit": commit, "git_dirty": dirty}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What defines a run: resuming is allowed only into a folder whose manifest has the same values."""
+
+    game: str
+    params: dict[str, Any]
+    agents: list[str]
+    seed: int
+    games: int
+    chunk_size: int
+
+    # Compared in this order, so the first difference a user sees is the most basic one.
+    IDENTITY = ("game", "params", "agents", "seed", "games", "chunk_size")
+
+    @property
+    def num_chunks(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+    def chunk_range(self, index: int) -> range:
+        """The game indices chunk `index` holds."""
+        start = index * self.chunk_size
+        return range(start, min(start + self.chunk_size, self.games))
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return          # platforms without directory handles
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that `path` is either its old content or all of `data`, even after a crash."""
+    temp = path.with_name(f".{path.name}.tmp")
+    with open(temp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temp, path)
+    _fsync_dir(path.parent)
+
+
+def _check_type(location: Path, where: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ResultsError(location, f"{where} should be {what}, found {value!r}")
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    """The manifest of a results folder, checked for format, version, fields and chunk entries."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not folder.is_dir():
+        raise ResultsError(folder, "no such folder")
+    if not path.is_file():
+        raise ResultsError(path, "missing: this is not a cavekit results folder (it has no manifest.json)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultsError(path, f"not valid JSON ({e})") from None
+    if not isinstance(manifest, dict):
+        raise ResultsError(path, "the manifest should be a JSON object")
+    if manifest.get("format") != FORMAT:
+        raise ResultsError(path, f"format is {manifest.get('format')!r}, expected {FORMAT!r}: not a cavekit "
+                             "results folder")
+    if manifest.get("version") != VERSION:
+        raise ResultsError(path, f"version {manifest.get('version')!r} is not supported; this cavekit reads "
+                             f"version {VERSION}")
+    expected = {"game": (str, "a game name"), "params": (dict, "an object of game parameters"),
+                "players": (int, "a player count"), "agents": (list, "a list of agent specs"),
+                "seed": (int, "an integer"), "games": (int, "a number of games"),
+                "chunk_size": (int, "a positive integer"), "chunks": (list, "a list of chunk entries")}
+    for key, (kind, what) in expected.items():
+        if key not in manifest:
+            raise ResultsError(path, f"field {key!r} is missing")
+        _check_type(path, f"field {key!r}", manifest[key], kind, what)
+    if manifest["chunk_size"] < 1 or manifest["games"] < 1:
+        raise ResultsError(path, "games and chunk_size must be at least 1")
+    if not all(isinstance(a, str) for a in manifest["agents"]):
+        raise ResultsError(path, "field 'agents' should list agent spec strings")
+    spec = run_spec_of(manifest)
+    seen: set[int] = set()
+    for n, chunk in enumerate(manifest["chunks"]):
+        where = f"chunks[{n}]"
+        if not isinstance(chunk, dict):
+            raise ResultsError(path, f"{where} should be an object")
+        for key in ("index", "first_game", "last_game", "game_rows", "decision_rows"):
+            _check_type(path, f"{where}.{key}", chunk.get(key), int, "an integer")
+        index = chunk["index"]
+        if not 0 <= index < spec.num_chunks or index in seen:
+            raise ResultsError(path, f"{where}.index {index} is out of range or listed twice "
+                                 f"(chunks are numbered 0 to {spec.num_chunks - 1})")
+        seen.add(index)
+        games = spec.chunk_range(index)
+        names = chunk_file_names(index)
+        if (chunk.get("games_file"), chunk.get("decisions_file")) != names:
+            raise ResultsError(path, f"{where} should name the files {names[0]} and {names[1]}")
+        if (chunk["first_game"], chunk["last_game"], chunk["game_rows"]) != (games[0], games[-1], len(games)):
+            raise ResultsError(path, f"{where} should hold games {games[0]} to {games[-1]} ({len(games)} rows) "
+                                 f"with chunk size {spec.chunk_size}")
+    return manifest
+
+
+def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
+    """The run a manifest describes."""
+    return RunSpec(game=manifest["game"], params=manifest["params"], agents=list(manifest["agents"]),
+                   seed=manifest["seed"], games=manifest["games"], chunk_size=manifest["chunk_size"])
+
+
+def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
+    """Every listed chunk file exists, is Parquet with the expected columns, and has the listed row count."""
+    schemas = {"games_file": games_schema(manifest["players"]), "decisions_file": decisions_schema(manifest["game"])}
+    rows = {"games_file": "game_rows", "decisions_file": "decision_rows"}
+    for chunk in manifest["chunks"]:
+        for key, schema in schemas.items():
+            path = folder / chunk[key]
+            if not path.is_file():
+                raise ResultsError(path, f"missing, but {MANIFEST} lists it (chunk {chunk['index']})")
+            try:
+                meta = pq.read_metadata(path)
+                columns = meta.schema.to_arrow_schema().names
+            except (OSError, pa.ArrowException) as e:
+                raise ResultsError(path, f"not a readable Parquet file ({e})") from None
+            if columns != schema.names:
+                raise ResultsError(path, f"has columns {columns}, expected {schema.names}")
+            if meta.num_rows != chunk[rows[key]]:
+                raise ResultsError(path, f"has {meta.num_rows} rows but {MANIFEST} lists {chunk[rows[key]]}")
+
+
+def _read_chunks(folder: Path, manifest: dict[str, Any], key: str, schema: pa.Schema) -> pa.Table:
+    tables = []
+    for chunk in sorted(manifest["chunks"], key=lambda c: c["index"]):
+        path = folder / chunk[key]
+        table = pq.read_table(path, schema=schema)
+        if key == "games_file":
+            games = table.column("game").to_pylist()
+            if games != list(range(chunk["first_game"], chunk["last_game"] + 1)):
+                raise ResultsError(path, f"holds games {games[:3]}... but {MANIFEST} lists games "
+                                     f"{chunk['first_game']} to {chunk['last_game']}")
+        tables.append(table)
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+def load_games(folder: str | Path) -> pd.DataFrame:
+    """The one-row-per-game table of a results folder (finished chunks only), in game order."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    _check_chunk_files(folder, manifest)
+    return _read_chunks(folder, manifest, "games_file", games_schema(manifest["players"])).to_pandas()
+
+
+def load_results(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The games and decisions tables of a results folder (finished chunks only), in game order."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    _check_chunk_files(folder, manifest)
+    games = _read_chunks(folder, manifest, "games_file", games_schema(manifest["players"]))
+    decisions = _read_chunks(folder, manifest, "decisions_file", decisions_schema(manifest["game"]))
+    return games.to_pandas(), decisions.to_pandas()
+
+
+class ResultsWriter:
+    """Writes one run's chunks into a results folder, creating it or resuming the run it already holds.
+
+    Use as a context manager: it holds an exclusive lock on the folder (released by the OS if the
+    process dies) so two runs never write into the same folder at once.
+    """
+
+    def __init__(self, folder: str | Path, spec: RunSpec, players: int, engine: str | None = None):
+        self.folder = Path(folder)
+        self.spec = spec
+        self.players = players
+        self.engine = engine
+        self.manifest: dict[str, Any] = {}
+        self.resumed = False
+        self._lock_file: Any = None
+
+    def __enter__(self) -> "ResultsWriter":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        try:
+            self._open()
+        except BaseException:
+            self._unlock()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._unlock()
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:     # no advisory locks on this platform: run unguarded
+            return
+        self._lock_file = open(self.folder / LOCK, "a+b")
+        try:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock_file.close()
+            self._lock_file = None
+            raise ResultsError(self.folder, "another cavekit run is writing into this folder right now") from None
+
+    def _unlock(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()     # closing releases the flock
+            self._lock_file = None
+
+    def _open(self) -> None:
+        manifest_path = self.folder / MANIFEST
+        if not manifest_path.exists():
+            others = [p.name for p in self.folder.iterdir() if p.name != LOCK and not TEMP_FILE.match(p.name)]
+            if others:
+                shown = ", ".join(sorted(others)[:5]) + (", ..." if len(others) > 5 else "")
+                raise ResultsError(self.folder, f"not empty ({shown}) and has no {MANIFEST}, so it is not a cavekit "
+                                            "results folder; choose a new or empty folder")
+            self._remove_debris(listed=set())
+            self.manifest = self._fresh_manifest()
+            self._save_manifest()
+            return
+        manifest = read_manifest(self.folder)
+        theirs, ours = run_spec_of(manifest), self.spec
+        for field in RunSpec.IDENTITY:
+            old, new = getattr(theirs, field), _jsonable(getattr(ours, field))
+            if old != new:
+                raise ResultsError(manifest_path, f"this folder holds a different run: {field} is {old!r} there but "
+                                              f"{new!r} now; to resume it, repeat its command exactly; a different "
+                                              "run needs a different folder")
+        _check_chunk_files(self.folder, manifest)
+        listed = {name for c in manifest["chunks"] for name in (c["games_file"], c["decisions_file"])}
+        self._remove_debris(listed)
+        self.manifest = manifest
+        self.resumed = True
+        self.manifest.setdefault("resumed", []).append({"time": _now(), "code_version": code_version()})
+        self._save_manifest()
+
+    def _remove_debris(self, listed: set[str]) -> None:
+        """Delete temporary files and chunk files the manifest does not list (left by an interrupted write)."""
+        for path in self.folder.iterdir():
+            if TEMP_FILE.match(path.name) or CHUNK_FILE.match(path.name) and path.name not in listed:
+                path.unlink()
+        _fsync_dir(self.folder)
+
+    def _fresh_manifest(self) -> dict[str, Any]:
+        s = self.spec
+        now = _now()
+        return {"format": FORMAT, "version": VERSION, "game": s.game, "params": _jsonable(s.params),
+                "players": self.players, "engine": self.engine, "agents": list(s.agents), "seed": s.seed,
+                "games": s.games, "chunk_size": s.chunk_size, "code_version": code_version(),
+                "created": now, "updated": now, "games_done": 0, "complete": False, "chunks": []}
+
+    def _save_manifest(self) -> None:
+        self.manifest["updated"] = _now()
+        self.manifest["chunks"].sort(key=lambda c: c["index"])
+        self.manifest["games_done"] = sum(c["game_rows"] for c in self.manifest["chunks"])
+        self.manifest["complete"] = len(self.manifest["chunks"]) == self.spec.num_chunks
+        text = json.dumps(self.manifest, indent=1) + "\n"
+        _write_atomically(self.folder / MANIFEST, text.encode("utf-8"))
+
+    @property
+    def games_done(self) -> int:
+        return int(self.manifest["games_done"])
+
+    def missing_chunks(self) -> list[int]:
+        """Indices of the chunks not yet on disk, in order."""
+        done = {c["index"] for c in self.manifest["chunks"]}
+        return [k for k in range(self.spec.num_chunks) if k not in done]
+
+    def write_chunk(self, index: int, games_parquet: bytes, decisions_parquet: bytes, decision_rows: int) -> None:
+        """Store one finished chunk (both files, then its manifest entry); safe to interrupt at any point."""
+        games_file, decisions_file = chunk_file_names(index)
+        _write_atomically(self.folder / games_file, games_parquet)
+        _write_atomically(self.folder / decisions_file, decisions_parquet)
+        games = self.spec.chunk_range(index)
+        self.manifest["chunks"].append({"index": index, "games_file": games_file, "decisions_file": decisions_file,
+                                        "first_game": games[0], "last_game": games[-1], "game_rows": len(games),
+                                        "decision_rows": decision_rows})
+        self._save_manifest()
+
+
+def _jsonable(value: Any) -> Any:
+    """`value` as it reads back from JSON (tuples become lists), so it compares equal to a stored manifest."""
+    return json.loads(json.dumps(value))

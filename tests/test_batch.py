@@ -1,0 +1,179 @@
+"""The batch runner: seeding invariance across workers, chunk sizes and backends; decision rows; resuming a
+match after its process was killed."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cavekit.analysis.batch import default_chunk_size, play_game, run_match
+from cavekit.analysis.results import load_results
+from cavekit.core.api import ConfigError
+from cavekit.core.registry import load_game
+
+RANDOM2 = ["random", "random"]
+# A cheap agent whose spec differs from "random", so the decision rows show which seat played which agent.
+OTHER = "mcts:iterations=1,rollout=none"
+
+
+def without_timing(games: pd.DataFrame) -> pd.DataFrame:
+    return games.drop(columns="seconds")
+
+
+@pytest.fixture(scope="module")
+def loky_run(tmp_path_factory) -> tuple[Path, pd.DataFrame, pd.DataFrame]:
+    """12 games of random against a one-iteration MCTS, stored in 4 chunks by the default (loky) backend."""
+    out = tmp_path_factory.mktemp("loky") / "run"
+    run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, jobs=1, out=out, chunk_size=4)
+    games, decisions = load_results(out)
+    return out, games, decisions
+
+
+def test_seeding_is_unchanged_from_the_first_batch_runner():
+    # Figures recorded with the batch runner before chunking, so stored results stay reproducible.
+    games = run_match("cvc", RANDOM2, 6, seed=7, progress=False, jobs=2, chunk_size=4)
+    assert games["game"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert games["decisions"].tolist() == [167, 176, 166, 158, 161, 175]
+    assert games["length"].tolist() == [192, 199, 184, 179, 186, 194]
+    assert games["score_0"].tolist() == [6, 8, 14, 6, 14, 10]
+    assert games["score_1"].tolist() == [12, 11, 20, 16, 4, 15]
+    assert games["winner"].tolist() == [1, 1, 1, 1, 0, 1]
+
+
+def test_game_i_is_child_i_of_the_master_seed_with_seats_rotated():
+    games = run_match("cvc", ["random", OTHER], 3, seed=5, progress=False)
+    game = load_game("cvc")
+    for i in range(3):
+        seats = ["random", OTHER] if i % 2 == 0 else [OTHER, "random"]
+        row = play_game(game, seats, np.random.SeedSequence(5, spawn_key=(i,)))
+        assert games.loc[i, ["agent_0", "agent_1"]].tolist() == seats
+        assert games.loc[i, "score_0"] == row["score_0"] and games.loc[i, "decisions"] == row["decisions"]
+
+
+def test_results_do_not_depend_on_worker_count_or_chunk_size(loky_run):
+    _, stored, _ = loky_run
+    two_workers = run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, jobs=2, chunk_size=5)
+    one_chunk = run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, jobs=1, chunk_size=12)
+    pd.testing.assert_frame_equal(without_timing(two_workers), without_timing(stored))
+    pd.testing.assert_frame_equal(without_timing(one_chunk), without_timing(stored))
+
+
+def test_a_local_dask_cluster_gives_the_loky_results_game_for_game(loky_run, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    _, games, decisions = loky_run
+    out = tmp_path / "dask"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="500MiB") as cluster, distributed.Client(cluster):
+        run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, backend="dask", out=out, chunk_size=4)
+    dask_games, dask_decisions = load_results(out)
+    pd.testing.assert_frame_equal(without_timing(dask_games), without_timing(games))
+    pd.testing.assert_frame_equal(dask_decisions, decisions)
+
+
+def test_ray_gives_the_loky_results_game_for_game(loky_run, tmp_path):
+    pytest.importorskip("ray", reason="ray is not installed (optional extra cavekit[ray], too heavy for CI)")
+    _, games, decisions = loky_run
+    out = tmp_path / "ray"
+    run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, backend="ray", jobs=2, out=out, chunk_size=4)
+    ray_games, ray_decisions = load_results(out)
+    pd.testing.assert_frame_equal(without_timing(ray_games), without_timing(games))
+    pd.testing.assert_frame_equal(ray_decisions, decisions)
+
+
+@pytest.mark.parametrize("backend, module", [("dask", "distributed"), ("ray", "ray")])
+def test_a_backend_whose_extra_is_missing_names_the_extra(monkeypatch, backend, module):
+    monkeypatch.setitem(sys.modules, module, None)      # makes `import module` fail like a missing package
+    with pytest.raises(ConfigError, match=rf"pip install 'cavekit\[{backend}\]'"):
+        run_match("cvc", RANDOM2, 2, seed=0, progress=False, backend=backend)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"backend": "spark"}, "available backends: loky, dask, ray"),
+    ({"chunk_size": 0}, "chunk size must be a positive number"),
+    ({"jobs": 0}, "jobs must be at least 1"),
+    ({"seed": -3}, "non-negative integer"),
+])
+def test_bad_batch_options_are_refused(options, message):
+    arguments = {"progress": False, "seed": 0, **options}
+    with pytest.raises(ConfigError, match=message):
+        run_match("cvc", RANDOM2, 2, **arguments)
+
+
+def test_default_chunk_size_gives_few_large_tasks():
+    assert default_chunk_size(1) == 1
+    assert default_chunk_size(200) == 7
+    assert default_chunk_size(3200) == 100
+    assert default_chunk_size(10_000_000) == 1000
+
+
+def test_decision_rows_match_the_games_and_the_notation(loky_run):
+    _, games, decisions = loky_run
+    per_game = decisions.groupby("game").size()
+    assert per_game.to_dict() == dict(zip(games["game"], games["decisions"]))
+    for game, rows in decisions.groupby("game"):
+        assert rows["decision"].tolist() == list(range(len(rows)))
+        assert rows["ply"].is_monotonic_increasing and rows["ply"].iloc[-1] < games.loc[game, "length"]
+        seats = games.loc[game, ["agent_0", "agent_1"]].tolist()
+        assert (rows["agent"] == rows["player"].map(dict(enumerate(seats)))).all()
+        for player in (0, 1):       # nothing after a player's last decision changes their score
+            assert rows[rows["player"] == player]["score_after"].iloc[-1] == games.loc[game, f"score_{player}"]
+    takes = decisions[decisions["kind"] == "take"]
+    assert len(takes) > 0 and (takes["action_text"] == "take " + takes["tile"]).all()
+    assert decisions.loc[decisions["kind"] != "take", "tile"].isna().all()
+    furnished = decisions.dropna(subset=["room_furnished"])
+    assert len(furnished) > 0
+    for text, room, space in zip(furnished["action_text"], furnished["room_furnished"], furnished["furnish_space"]):
+        assert f"furnish {room} at {space}" in text
+    assert decisions["round"].between(1, 8).all() and decisions["gold_after"].ge(0).all()
+    assert decisions["food_after"].between(0, 9).all()
+
+
+def _chunks_listed(out: Path) -> int:
+    try:
+        return len(json.loads((out / "manifest.json").read_text())["chunks"])
+    except (OSError, ValueError):
+        return 0
+
+
+def test_a_killed_match_resumes_with_the_same_command(tmp_path):
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
+               "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", "--quiet", "--out", str(out)]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    try:
+        while _chunks_listed(out) < 1:
+            assert process.poll() is None, f"the match ended before it could be killed: {process.stderr.read()}"
+            assert time.monotonic() < deadline, "no chunk was stored within 3 minutes"
+            time.sleep(0.005)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)      # the CLI and its loky workers, with no chance to clean up
+        process.wait()
+        process.stderr.close()
+    stored_before = _chunks_listed(out)
+    assert 1 <= stored_before < 50, "the kill should interrupt the run"
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "first_player_score_rate" in resumed.stdout
+    games, decisions = load_results(out)
+    assert games["game"].tolist() == list(range(400))         # every game once, none lost or duplicated
+    assert sorted(decisions["game"].unique()) == list(range(400))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["games_done"] == 400 and len(manifest["resumed"]) == 1
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == sorted(
+        ["manifest.json"] + [f"{kind}-{k:05d}.parquet" for k in range(50) for kind in ("games", "decisions")])
+
+    reference = tmp_path / "reference"
+    run_match("cvc", RANDOM2, 400, seed=11, progress=False, out=reference, chunk_size=8)
+    ref_games, ref_decisions = load_results(reference)
+    pd.testing.assert_frame_equal(without_timing(games), without_timing(ref_games))
+    pd.testing.assert_frame_equal(decisions, ref_decisions)

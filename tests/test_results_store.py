@@ -1,0 +1,224 @@
+"""The results folder: its manifest and Parquet chunks, reading with pandas and DuckDB, crash-safe writes, and
+refusing corrupt, foreign or different-run folders with a message naming the file."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import pytest
+
+from cavekit.analysis import results
+from cavekit.analysis.batch import run_match
+from cavekit.analysis.cli import main
+from cavekit.analysis.results import ResultsError, ResultsWriter, RunSpec, load_results, read_manifest
+from cavekit.core.api import CavekitError
+from cavekit.core.registry import load_game
+
+RUN = {"game_name": "cvc", "agent_specs": ["random", "random"], "games": 9, "seed": 3, "chunk_size": 3}
+
+
+def play(out: Path, **changes: Any) -> pd.DataFrame:
+    return run_match(**{**RUN, **changes}, progress=False, out=out)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    """A complete run of 9 random games in 3 chunks."""
+    out = tmp_path_factory.mktemp("results") / "run"
+    play(out)
+    return out
+
+
+@pytest.fixture
+def copy(finished, tmp_path) -> Path:
+    """A private copy of the finished run that a test may damage."""
+    return Path(shutil.copytree(finished, tmp_path / "run"))
+
+
+def listing(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != results.LOCK}
+
+
+def without_timing(games: pd.DataFrame) -> pd.DataFrame:
+    return games.drop(columns="seconds")
+
+
+def test_a_results_folder_holds_a_manifest_and_parquet_chunks(finished):
+    manifest = read_manifest(finished)
+    assert (manifest["format"], manifest["version"], manifest["game"]) == ("cavekit-results", 1, "cvc")
+    assert manifest["agents"] == ["random", "random"] and manifest["seed"] == 3
+    assert manifest["games"] == 9 and manifest["chunk_size"] == 3 and manifest["complete"]
+    assert manifest["params"]["players"] == 2 and manifest["params"]["undermining_ignores"] == "all_walls"
+    assert manifest["code_version"]["cavekit"] and "git_commit" in manifest["code_version"]
+    assert manifest["created"] <= manifest["updated"]
+    assert [(c["games_file"], c["decisions_file"], c["first_game"], c["last_game"], c["game_rows"])
+            for c in manifest["chunks"]] == [
+        ("games-00000.parquet", "decisions-00000.parquet", 0, 2, 3),
+        ("games-00001.parquet", "decisions-00001.parquet", 3, 5, 3),
+        ("games-00002.parquet", "decisions-00002.parquet", 6, 8, 3)]
+    games, decisions = load_results(finished)
+    assert games["game"].tolist() == list(range(9))
+    assert [c["decision_rows"] for c in manifest["chunks"]] == [
+        int(games["decisions"][3 * k:3 * k + 3].sum()) for k in range(3)]
+    assert len(decisions) == games["decisions"].sum()
+    assert {"winner", "first_player", "length", "decisions", "seconds", "score_0", "return_1"} <= set(games)
+    in_memory = run_match(**RUN, progress=False)
+    pd.testing.assert_frame_equal(without_timing(games), without_timing(in_memory))
+
+
+def test_duckdb_reads_the_chunks_with_a_glob(finished):
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra")
+    games, decisions = load_results(finished)
+    per_winner = duckdb.sql(f"SELECT winner, count(*) AS n FROM '{finished}/games-*.parquet' "
+                            "GROUP BY winner ORDER BY winner").df()
+    assert dict(zip(per_winner["winner"], per_winner["n"])) == games["winner"].value_counts().to_dict()
+    per_game = duckdb.sql(f"SELECT g.game, g.decisions, count(*) AS n FROM '{finished}/games-*.parquet' g "
+                          f"JOIN '{finished}/decisions-*.parquet' d ON d.game = g.game "
+                          "GROUP BY g.game, g.decisions ORDER BY g.game").df()
+    assert per_game["game"].tolist() == list(range(9))
+    assert (per_game["n"] == per_game["decisions"]).all()
+    takes = duckdb.sql(f"SELECT count(*) AS n FROM '{finished}/decisions-*.parquet' WHERE kind = 'take'").df()["n"][0]
+    assert takes == (decisions["kind"] == "take").sum() > 0
+
+
+def test_rerunning_a_finished_run_plays_nothing_and_changes_no_chunk(copy):
+    before = {name: data for name, data in listing(copy).items() if name != "manifest.json"}
+    games = play(copy)
+    assert {name: data for name, data in listing(copy).items() if name != "manifest.json"} == before
+    assert games["game"].tolist() == list(range(9))
+    assert len(read_manifest(copy)["resumed"]) == 1
+
+
+class Killed(BaseException):
+    """Stands for the process dying: nothing after it runs, and no `except Exception` catches it."""
+
+
+@pytest.mark.parametrize("fatal_write, what", [
+    (1, "the first manifest"),
+    (5, "chunk 1's games file"),
+    (6, "chunk 1's decisions file (its games file is complete but unlisted)"),
+    (7, "the manifest listing chunk 1 (both its files are complete but unlisted)"),
+])
+def test_a_run_killed_while_writing_resumes_without_loss_or_duplicates(finished, tmp_path, monkeypatch,
+                                                                       fatal_write, what):
+    real_write = results._write_atomically
+    writes = {"n": 0}
+
+    def dying_write(path: Path, data: bytes) -> None:
+        writes["n"] += 1
+        if writes["n"] == fatal_write:
+            path.with_name(f".{path.name}.tmp").write_bytes(data[:len(data) // 2])   # dies halfway through
+            raise Killed(what)
+        real_write(path, data)
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(results, "_write_atomically", dying_write)
+    with pytest.raises(Killed):
+        play(out)
+    monkeypatch.undo()
+    assert any(p.name.endswith(".tmp") for p in out.iterdir())
+    if fatal_write in (6, 7):
+        listed = [c["games_file"] for c in json.loads((out / "manifest.json").read_text())["chunks"]]
+        assert (out / "games-00001.parquet").is_file() and "games-00001.parquet" not in listed
+
+    spec = RunSpec(game="cvc", params=load_game("cvc").parameters(), agents=RUN["agent_specs"], seed=RUN["seed"],
+                   games=RUN["games"], chunk_size=RUN["chunk_size"])
+    with ResultsWriter(out, spec, players=2) as writer:      # opening to resume clears the debris first
+        done = writer.missing_chunks()
+        names = {p.name for p in out.iterdir()} - {results.LOCK}
+        assert names == {"manifest.json"} | {f"{kind}-{k:05d}.parquet" for k in range(3) if k not in done
+                                             for kind in ("games", "decisions")}
+    assert done == ([0, 1, 2] if fatal_write == 1 else [1, 2])
+
+    games = play(out)
+    assert games["game"].tolist() == list(range(9))
+    assert listing(out).keys() == listing(finished).keys()      # every chunk present once, nothing else
+    new_games, new_decisions = load_results(out)
+    ref_games, ref_decisions = load_results(finished)
+    pd.testing.assert_frame_equal(without_timing(new_games), without_timing(ref_games))
+    pd.testing.assert_frame_equal(new_decisions, ref_decisions)
+
+
+def _edit_manifest(change: Callable[[dict], None]) -> Callable[[Path], None]:
+    def edit(folder: Path) -> None:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        change(manifest)
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    return edit
+
+
+CORRUPTIONS = {
+    "missing manifest": (lambda f: (f / "manifest.json").unlink(), "manifest.json", "missing"),
+    "unparseable manifest": (lambda f: (f / "manifest.json").write_text('{"format": "cavekit-res'),
+                             "manifest.json", "not valid JSON"),
+    "foreign format": (_edit_manifest(lambda m: m.update(format="someone-elses")), "manifest.json",
+                       "format is 'someone-elses', expected 'cavekit-results'"),
+    "future version": (_edit_manifest(lambda m: m.update(version=2)), "manifest.json",
+                       "version 2 is not supported"),
+    "field missing": (_edit_manifest(lambda m: m.pop("seed")), "manifest.json", "field 'seed' is missing"),
+    "chunk file missing": (lambda f: (f / "decisions-00001.parquet").unlink(), "decisions-00001.parquet",
+                           "missing, but manifest.json lists it"),
+    "row count mismatch": (_edit_manifest(lambda m: m["chunks"][1].update(decision_rows=m["chunks"][1]
+                                                                          ["decision_rows"] + 1)),
+                           "decisions-00001.parquet", "rows but manifest.json lists"),
+    "chunk not parquet": (lambda f: (f / "games-00002.parquet").write_bytes(b"not parquet at all"),
+                          "games-00002.parquet", "not a readable Parquet file"),
+    "chunk range wrong": (_edit_manifest(lambda m: m["chunks"][0].update(last_game=1)), "manifest.json",
+                          "should hold games 0 to 2"),
+}
+
+
+@pytest.mark.parametrize("corruption", list(CORRUPTIONS))
+def test_a_corrupt_folder_is_refused_naming_the_file_and_left_untouched(copy, corruption):
+    damage, file_name, problem = CORRUPTIONS[corruption]
+    damage(copy)
+    before = listing(copy)
+    with pytest.raises(ResultsError, match=problem) as refused:
+        load_results(copy)
+    assert refused.value.location.endswith(file_name)
+    if corruption != "missing manifest":        # resuming that one is the foreign-folder case below
+        with pytest.raises(ResultsError, match=problem) as refused:
+            play(copy)
+        assert refused.value.location.endswith(file_name)
+    assert listing(copy) == before
+
+
+def test_a_non_empty_folder_without_manifest_is_not_used(tmp_path):
+    (tmp_path / "notes.txt").write_text("my notes")
+    with pytest.raises(ResultsError, match=r"not empty \(notes.txt\).*not a cavekit results folder"):
+        play(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != results.LOCK) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"seed": 4}, "seed is 3 there but 4 now"),
+    ({"agent_specs": ["random", "mcts:iterations=1"]}, "agents is"),
+    ({"games": 12}, "games is 9 there but 12 now"),
+    ({"chunk_size": 4}, "chunk_size is 3 there but 4 now"),
+    ({"undermining_ignores": "one_wall"}, "params is"),
+])
+def test_resuming_into_a_different_runs_folder_is_refused_naming_the_field(copy, change, field):
+    with pytest.raises(ResultsError, match=field) as refused:
+        play(copy, **change)
+    assert "a different run needs a different folder" in str(refused.value)
+    assert refused.value.location.endswith("manifest.json")
+
+
+def test_two_runs_never_write_into_one_folder_at_once(tmp_path):
+    spec = RunSpec(game="cvc", params={}, agents=["random", "random"], seed=0, games=2, chunk_size=1)
+    with ResultsWriter(tmp_path / "run", spec, players=2):
+        with pytest.raises(ResultsError, match="another cavekit run is writing"):
+            play(tmp_path / "run")
+
+
+def test_the_command_line_reports_a_results_problem_without_a_traceback(copy, capsys):
+    code = main(["match", "cvc", "--agents", "random", "random", "--games", "9", "--seed", "8",
+                 "--chunk-size", "3", "--quiet", "--out", str(copy)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("cavekit: error: results folder problem in") and "seed is 3 there but 8 now" in err
+    assert "Traceback" not in err
+    assert isinstance(ResultsError("x", "y"), CavekitError)
