@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Hashable, Iterator
+from typing import Any, Hashable, Iterator
 
 import numpy as np
 
@@ -123,11 +123,17 @@ class ExpectimaxAgent:
         self._abort = False
         self._fallbacks = 0
         self.nodes = 0
+        # Root action values (value, EXACT/LOWER/UPPER) of the iteration running and of the last search
+        # (its history, the deepest finished iteration's values or None if it was a table look-up, result).
+        self._iteration_values: dict[int, tuple[float, int]] = {}
+        self._analysed: tuple[list[int], dict[int, tuple[float, int]] | None, SearchResult] | None = None
+        self.analysis_budget = "expectimax, no search yet"
 
     def reset(self) -> None:
         self.rng = np.random.default_rng(self._seed)
         self._turn_search.reset(self.rng)
         self._clear()
+        self._analysed = None
 
     def step(self, state: State) -> int:
         if state.current_player() == CHANCE:
@@ -154,12 +160,16 @@ class ExpectimaxAgent:
         stored = self._stored_move(key, self.depth) if self.turn_mode and player == self._root else None
         self._root = player
         if stored is not None:   # this turn was searched to full depth already: play on from the table
-            return SearchResult(action=stored[0], value=stored[1], depth=self.depth, nodes=0, complete=True)
+            result = SearchResult(action=stored[0], value=stored[1], depth=self.depth, nodes=0, complete=True)
+            self._analysed = (state.history(), None, result)
+            return result
         self._clear()
         self._salt = new_salt(self.rng)
         depths: list[float] = [self.depth] if math.isinf(self.depth) else list(range(1, int(self.depth) + 1))
         best: tuple[int, float, float] | None = None
+        root_values: dict[int, tuple[float, int]] = {}
         for depth in depths:
+            self._iteration_values = {}
             self._abort = depth > 1
             self._samples = self.deep_samples if depth > 1 and not math.isinf(depth) else self.chance_samples
             self._limit = self.nodes + self.max_nodes if self.max_nodes else math.inf
@@ -174,9 +184,55 @@ class ExpectimaxAgent:
             except _Abort:
                 break
             best = (action, value, depth)
+            root_values = self._iteration_values
         assert best is not None
-        return SearchResult(action=int(best[0]), value=float(best[1]), depth=best[2], nodes=self.nodes,
-                            complete=self._fallbacks == 0)
+        result = SearchResult(action=int(best[0]), value=float(best[1]), depth=best[2], nodes=self.nodes,
+                              complete=self._fallbacks == 0)
+        self._analysed = (state.history(), root_values, result)
+        return result
+
+    def analyse(self, state: State) -> list[dict[str, Any]]:
+        """The root actions' values from a search of `state` (the one `step` just did, if the same state).
+
+        One entry per root action the deepest finished iteration valued: `action`, `text`, `value` (for
+        the player to move: the searched evaluation, on the scale of `returns()`, so +1 win / -1 loss with
+        two players, clipped heuristic estimates at the depth limit, points solo) and `bound`: "exact",
+        "upper" when alpha-beta only proved the action no better than `value` and stopped, or "lower"
+        (at least `value`; only in values read from an earlier search's table). The chosen action comes
+        first, then by value. After a turn already searched to full depth (turn mode), the values come
+        from that search's table and actions it pruned are missing. `analysis_budget` then describes the
+        search (depth, nodes).
+        """
+        if state.current_player() == CHANCE or state.is_terminal():
+            raise ValueError("analyse looks at a player's decision, not a chance or terminal node")
+        history = state.history()
+        if self._analysed is None or self._analysed[0] != history:
+            self.search(state)
+        assert self._analysed is not None
+        _, root_values, result = self._analysed
+        unit = "turns" if self.turn_mode else "plies"
+        depth = "unlimited depth" if math.isinf(result.depth) else f"depth {int(result.depth)} {unit}"
+        if root_values is None:
+            root_values = self._stored_root_values(state)
+            self.analysis_budget = f"expectimax, {depth} (read from this turn's search)"
+        else:
+            self.analysis_budget = f"expectimax, {depth}, {result.nodes:,} nodes"
+        root_values.setdefault(result.action, (result.value, EXACT))
+        bounds = {EXACT: "exact", UPPER: "upper", LOWER: "lower"}
+        ranked = sorted(root_values, key=lambda a: (a != result.action, -root_values[a][0],
+                                                    root_values[a][1] != EXACT, a))
+        return [{"action": int(a), "text": state.action_to_string(a), "value": float(root_values[a][0]),
+                 "bound": bounds[root_values[a][1]]} for a in ranked]
+
+    def _stored_root_values(self, state: State) -> dict[int, tuple[float, int]]:
+        """The table's full-depth values of the children of a state searched inside an earlier search."""
+        found: dict[int, tuple[float, int]] = {}
+        for action in state.legal_actions():
+            _, child_key, child_depth = self._child(state, action, self.depth, False)
+            entry = self._table.get((child_key, child_depth))
+            if entry is not None:
+                found[action] = (entry[0], entry[1])
+        return found
 
     def _stored_move(self, key: Hashable, depth: float) -> tuple[int, float] | None:
         entry = self._table.get((key, depth))
@@ -197,6 +253,7 @@ class ExpectimaxAgent:
         best = max(values.values())
         ties = [a for a in sorted(values) if values[a] >= best - TIE]
         action = ties[0] if len(ties) == 1 else ties[self.rng.integers(len(ties))]
+        self._iteration_values = {a: (v, EXACT) for a, v in values.items()}
         return int(action), best
 
     def _value(self, state: State, key: Hashable, depth: float, alpha: float, beta: float) -> float:
@@ -281,6 +338,8 @@ class ExpectimaxAgent:
         for action, child, child_key, child_depth in self._ordered(state, key, depth, player, maximize, root):
             v = self._value(child, child_key, child_depth, alpha, beta)
             self._hints[(key, action)] = v
+            if root:   # fail-soft: a value outside the window at the call is only a bound
+                self._iteration_values[action] = (v, UPPER if v <= alpha else LOWER if v >= beta else EXACT)
             if (v > best) if maximize else (v < best):
                 best, best_action = v, action
             if self._prune:

@@ -12,7 +12,8 @@ evaluated by the heuristic, or directly by the heuristic (`rollout=none`). The t
 when the game continues from a position in it (`reuse=1`). `workers=k` runs k independent searches in
 processes (root parallelism) and adds their root visit counts. For games with hidden information
 (`state.resample_from_infostate`), each iteration plays in a determinisation sampled for the searching
-player, and children not legal in that determinisation are skipped (single-observer IS-MCTS).
+player, and children not legal in that determinisation are skipped (single-observer IS-MCTS);
+`perfect_information=1` searches the true state instead (cheating: an upper bound for analysis only).
 """
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ class MCTSAgent:
 
     def __init__(self, game: Game, seed: int | np.random.SeedSequence | None = None, iterations: int = 1000,
                  seconds: float = 0.0, c: float = 1.4, rollout: str = "random", epsilon: float = 0.1,
-                 rollout_steps: int = -1, reuse: int = 1, workers: int = 1):
+                 rollout_steps: int = -1, reuse: int = 1, workers: int = 1, perfect_information: int = 0):
         if rollout not in ROLLOUTS:
             raise ConfigError(f"mcts rollout={rollout!r} is not one of {', '.join(ROLLOUTS)}")
         if iterations < 1 and seconds <= 0:
@@ -77,6 +78,8 @@ class MCTSAgent:
         self.iterations, self.seconds, self.c = iterations, seconds, c
         self.rollout, self.epsilon, self.rollout_steps = rollout, epsilon, rollout_steps
         self.reuse, self.workers = bool(reuse), workers
+        # Analysis only: search the true state even in a hidden-information game (a cheating upper bound).
+        self.perfect_information = bool(perfect_information)
         self.evaluator: Evaluator = evaluator_for(game)
         self._seed = seed
         self.reset()
@@ -86,6 +89,8 @@ class MCTSAgent:
         self._root: Node | None = None
         self._root_history: list[int] = []
         self.last_result: SearchResult | None = None
+        self._result_history: list[int] | None = None    # the history of the state `last_result` searched
+        self.analysis_budget = "MCTS, no search yet"
 
     # -- choosing a move ----------------------------------------------------------------------------
 
@@ -100,7 +105,30 @@ class MCTSAgent:
         else:
             result = self.search(state, self._reused_root(state))
         self.last_result = result
+        self._result_history = state.history()
         return result.best_action()
+
+    def analyse(self, state: Any) -> list[dict[str, Any]]:
+        """The root statistics of a search from `state`, best first (the search `step` just did, if same state).
+
+        One entry per root action the search tried: `action`, `text` (notation), `visits` (root visits,
+        reused-tree visits included) and `value` (mean backed-up value for the player to move, on the scale
+        of `returns()`: +1 win / -1 loss with two or more players, points solo; leaves cut short are valued
+        by the game's heuristic on that scale). Sorted as `step` chooses: most visits, then value.
+        `analysis_budget` then describes the search (iterations and seconds).
+        """
+        if state.current_player() == CHANCE or state.is_terminal():
+            raise ValueError("analyse looks at a player's decision, not a chance or terminal node")
+        history = state.history()
+        if self.last_result is None or self._result_history != history:
+            result = self._parallel_search(state) if self.workers > 1 else self.search(state, self._reused_root(state))
+            self.last_result, self._result_history = result, history
+        result = self.last_result
+        workers = f" on {self.workers} workers" if self.workers > 1 else ""
+        self.analysis_budget = f"MCTS, {result.iterations:,} iterations{workers} in {result.seconds:.2f} s"
+        ranked = sorted(result.visits, key=lambda a: (result.visits[a], result.values[a], -a), reverse=True)
+        return [{"action": int(a), "text": state.action_to_string(a), "value": float(result.values[a]),
+                 "visits": int(result.visits[a])} for a in ranked]
 
     def _reused_root(self, state: Any) -> Node | None:
         if not self.reuse or self._root is None:
@@ -121,7 +149,8 @@ class MCTSAgent:
         if root is None:
             root = Node(state.current_player(), self.game.num_players)
         bounds = [math.inf, -math.inf]
-        hidden = hasattr(state, "resample_from_infostate") and getattr(self.game, "hidden_information", False)
+        hidden = (not self.perfect_information and hasattr(state, "resample_from_infostate")
+                  and getattr(self.game, "hidden_information", False))
         searcher = state.current_player()
         started = time.perf_counter()
         done = 0
@@ -229,7 +258,8 @@ class MCTSAgent:
         from joblib import Parallel, delayed
         seeds = np.random.SeedSequence(int(self.rng.integers(2**63))).spawn(self.workers)
         settings = dict(iterations=self.iterations, seconds=self.seconds, c=self.c, rollout=self.rollout,
-                        epsilon=self.epsilon, rollout_steps=self.rollout_steps)
+                        epsilon=self.epsilon, rollout_steps=self.rollout_steps,
+                        perfect_information=int(self.perfect_information))
         results = Parallel(n_jobs=self.workers, backend="loky")(
             delayed(_worker_search)(self.game, state, seed, settings) for seed in seeds)
         total = results[0]
@@ -248,4 +278,5 @@ def _worker_search(game: Game, state: Any, seed: np.random.SeedSequence, setting
 
 
 register_agent("mcts", MCTSAgent, {"iterations": int, "seconds": float, "c": float, "rollout": str,
-                                   "epsilon": float, "rollout_steps": int, "reuse": int, "workers": int})
+                                   "epsilon": float, "rollout_steps": int, "reuse": int, "workers": int,
+                                   "perfect_information": int})

@@ -1,0 +1,420 @@
+"""A person against an AI in the terminal: the loop behind `cavekit play`, independent of argparse.
+
+`play(game, ai_spec, seat=..., seed=..., stdin=..., stdout=...)` reads the person's input line by line and
+writes everything to `stdout`, so tests drive it with `io.StringIO`. The person chooses a move by its
+number in the list, or by its notation (case and spacing do not matter; a unique beginning of a move, or
+of the part after its `Tile:` prefix, is enough). Commands are listed by `help` (see `HELP`).
+
+Every random choice flows from one seed: the AI is seeded from child (0,) of `SeedSequence(seed)`, the
+agent that answers `hint` from child (1,), and the chance event at history position i from child (2, i).
+Seeding chance by position means that taking a move back (`undo`) and playing it again meets the same
+chance outcome: undo cannot be used to re-roll a tile or a room.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+import pandas as pd
+
+from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Game, State, sample_chance_outcome
+from ..search.agent import Agent, make_agent
+
+HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
+HINT_DEFAULT_COUNT = 5
+
+HELP = """\
+Choose a move by its number (e.g. 3) or its notation (e.g. take Excavation; case and spacing do not
+matter, and a unique beginning such as "take exc" or "excavate s5" is enough). Commands:
+  hint [N]     the AI's evaluation of your N best options (default 5): value for you and, for MCTS, visits
+  undo         take back your last move, with the AI's reply and any chance event after it
+  save FILE    write the game record (JSON) to FILE
+  load FILE    continue a saved game from FILE (a corrupt record is refused; the current game goes on)
+  moves        list your legal moves again
+  board        show the position again
+  help, ?      this help
+  quit         leave the game (save first to keep it)"""
+
+
+@dataclass
+class PlayResult:
+    """How a session ended: the last position, whether the game was played to its end, and the seed used."""
+
+    state: State
+    finished: bool
+    seed: int
+
+
+def squash(text: str) -> str:
+    """Notation reduced for matching typed text: lower case, all whitespace removed."""
+    return "".join(text.lower().split())
+
+
+def random_seed() -> int:
+    """A fresh seed from the operating system's entropy, for a session started without one."""
+    return int(np.random.SeedSequence().generate_state(1)[0])
+
+
+class PlaySession:
+    """One game between a person (at `seat`) and an AI agent, read from `stdin` and written to `stdout`."""
+
+    def __init__(self, game: Game, ai_spec: str, seat: int = 0, seed: int | None = None,
+                 state: State | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None):
+        if not 0 <= seat < game.num_players:
+            raise ConfigError(f"seat {seat} does not exist: {game.name} with {game.num_players} player(s) "
+                              f"has seats 0 to {game.num_players - 1}")
+        self.game = game
+        self.ai_spec = ai_spec
+        self.seat = seat
+        self.seed = random_seed() if seed is None else seed
+        self.agent: Agent = make_agent(ai_spec, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
+        self._hint_agent: Agent | None = None
+        self.state: State = game.new_initial_state() if state is None else state
+        self._in = sys.stdin if stdin is None else stdin
+        self._out = sys.stdout if stdout is None else stdout
+        self._interactive = self._in is sys.stdin and sys.stdin.isatty()
+        self._ai_to_move = False      # the AI's turn is under way (so its header is printed once per turn)
+
+    # -- input and output ---------------------------------------------------------------------------
+
+    def say(self, *lines: str) -> None:
+        """Write each line to the output."""
+        for line in lines:
+            self._out.write(line + "\n")
+        self._out.flush()
+
+    def ask(self, prompt: str) -> str | None:
+        """One line from the person (stripped), or None at the end of the input."""
+        if self._interactive:
+            try:
+                return input(prompt).strip()
+            except EOFError:
+                self.say("")
+                return None
+        self._out.write(prompt)
+        self._out.flush()
+        line = self._in.readline()
+        if not line:
+            self.say("")
+            return None
+        # Echo piped input, so a transcript reads like the session a person would have seen.
+        self.say(line.rstrip("\n"))
+        return line.strip()
+
+    # -- the game loop ------------------------------------------------------------------------------
+
+    def run(self) -> PlayResult:
+        """Play until the game ends (then show the result and offer to save) or the person leaves."""
+        others = ", ".join(str(p) for p in range(self.game.num_players) if p != self.seat)
+        against = f"the AI ({self.ai_spec}) plays player {others}" if others else \
+            f"solo game; hint uses {self._hint_spec()}"
+        self.say(f"{self.game.name}, {self.game.num_players} player(s): you are player {self.seat}, {against}.",
+                 f"Seed {self.seed}: the same seed and the same moves replay the same game. "
+                 "Type a move's number or notation; help lists the commands.")
+        try:
+            while not self.state.is_terminal():
+                player = self.state.current_player()
+                if player == CHANCE:
+                    self._chance()
+                elif player == self.seat:
+                    self._ai_to_move = False
+                    if not self._person_turn():
+                        return PlayResult(self.state, False, self.seed)
+                else:
+                    self._ai_move()
+            self._finish()
+        except KeyboardInterrupt:
+            self.say("", "interrupted: leaving the game")
+            return PlayResult(self.state, False, self.seed)
+        return PlayResult(self.state, True, self.seed)
+
+    def _chance(self) -> None:
+        position = len(self.state.history())
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2, position)))
+        outcome = sample_chance_outcome(self.state.chance_outcomes(), rng.random())
+        self.say(f"  chance: {self.state.action_to_string(outcome)}")
+        self.state.apply_action(outcome)
+
+    def _ai_move(self) -> None:
+        state = self.state
+        if not self._ai_to_move:
+            self.say("", f"The AI (player {state.current_player()}, {self.ai_spec}) moves:")
+            self._ai_to_move = True
+        legal = state.legal_actions()
+        action = self.agent.step(state)
+        self.say(f"  AI: {state.action_to_string(action)}")
+        if len(legal) > 1:
+            self.say(*(f"      {line}" for line in self._reasoning(state, action)))
+        state.apply_action(action)
+
+    def _reasoning(self, state: State, chosen: int) -> list[str]:
+        """One or two lines on why the AI chose `chosen`, from its `analyse` when it has one."""
+        analyse = getattr(self.agent, "analyse", None)
+        if analyse is None:
+            return [f"({self.agent.name}: no reasoning to show, the agent has no analyse)"]
+        entries = analyse(state)
+        budget = getattr(self.agent, "analysis_budget", self.agent.name)
+        total_visits = sum(e.get("visits", 0) for e in entries)
+        mine = next((e for e in entries if e["action"] == chosen), None)
+        lines = [f"{budget}: chose {state.action_to_string(chosen)}"
+                 + (f" ({_stats(mine, total_visits)})" if mine else "")]
+        others = [e for e in entries if e["action"] != chosen]
+        if others:
+            lines.append(f"next best {others[0]['text']} ({_stats(others[0], total_visits)})")
+        return lines
+
+    # -- the person's turn --------------------------------------------------------------------------
+
+    def _person_turn(self) -> bool:
+        """Show the position and read input until a move is made (True) or the person leaves (False)."""
+        self.say("", str(self.state), "")
+        self.say(f"Your move (you are player {self.seat}):")
+        self._show_moves()
+        while True:
+            legal = self.state.legal_actions()
+            line = self.ask(f"your move (1-{len(legal)}, or help)> ")
+            if line is None:
+                self.say("end of input: leaving the game (not saved)")
+                return False
+            if not line:
+                continue
+            word, _, rest = line.partition(" ")
+            command = word.lower()
+            rest = rest.strip()
+            if command in ("quit", "exit"):
+                self.say("leaving the game (use save FILE before quit to keep it)")
+                return False
+            if command in ("help", "?"):
+                self.say(HELP)
+            elif command == "moves":
+                self._show_moves()
+            elif command == "board":
+                self.say(str(self.state))
+            elif command == "hint":
+                self._hint(rest)
+            elif command == "save":
+                self._save(rest)
+            elif command == "load":
+                if self._load(rest):
+                    return True
+            elif command == "undo":
+                if self._undo(rest):
+                    return True
+            else:
+                action, problem = self._parse_move(line)
+                if action is None:
+                    self.say(problem or "")
+                    continue
+                self.say(f"  you: {self.state.action_to_string(action)}")
+                self.state.apply_action(action)
+                return True
+
+    def _show_moves(self) -> None:
+        state = self.state
+        width = len(str(len(state.legal_actions())))
+        self.say(*(f"  {i:>{width}}. {state.action_to_string(a)}" for i, a in enumerate(state.legal_actions(), 1)))
+
+    def _parse_move(self, text: str) -> tuple[int | None, str | None]:
+        """The legal action `text` names (a list number or notation), or None and what was wrong."""
+        state = self.state
+        legal = state.legal_actions()
+        if re.fullmatch(r"[+-]?\d+", text):
+            n = int(text)
+            if 1 <= n <= len(legal):
+                return legal[n - 1], None
+            return None, f"there is no move {text}: choose a number from 1 to {len(legal)} (moves lists them)"
+        notation = {a: state.action_to_string(a) for a in legal}
+        key = squash(text)
+        for a in legal:
+            if squash(notation[a]) == key:
+                return a, None
+        try:
+            named: int | None = state.string_to_action(text)
+        except (CavekitError, ValueError):
+            named = None
+        if named in notation:
+            return named, None
+        starts = [a for a in legal
+                  if squash(notation[a]).startswith(key) or squash(notation[a].partition(": ")[2]).startswith(key)]
+        if len(starts) == 1:
+            return starts[0], None
+        if starts:
+            shown = "; ".join(notation[a] for a in starts[:4]) + ("; ..." if len(starts) > 4 else "")
+            return None, (f"{text!r} is ambiguous: it could be {len(starts)} moves ({shown}); "
+                          "type more of it, or the move's number")
+        if named is not None:
+            return None, f"{text!r} is not legal now: {self._why_illegal(named)}"
+        return None, f"{text!r} is neither a legal move nor a command: moves lists the moves, help the commands"
+
+    def _why_illegal(self, action: int) -> str:
+        probe = self.state.clone()
+        try:
+            probe.apply_action(action)
+        except CavekitError as e:
+            return getattr(e, "reason", str(e))
+        except ValueError as e:
+            return str(e)
+        return "it is not among the legal moves"
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    def _hint_spec(self) -> str:
+        return self.ai_spec if hasattr(self.agent, "analyse") else HINT_FALLBACK_SPEC
+
+    def _hint(self, argument: str) -> None:
+        if argument and not (argument.isdigit() and int(argument) > 0):
+            self.say(f"hint takes an optional number of options to show (e.g. hint 10), not {argument!r}")
+            return
+        count = int(argument) if argument else HINT_DEFAULT_COUNT
+        if self._hint_agent is None:
+            # A separate instance of the same spec, so asking for hints never changes how the AI plays.
+            seed = np.random.SeedSequence(self.seed, spawn_key=(1,))
+            self._hint_agent = make_agent(self._hint_spec(), self.game, seed=seed)
+        self.say(f"thinking ({self._hint_spec()})...")
+        state = self.state
+        entries = self._hint_agent.analyse(state)  # type: ignore[attr-defined]
+        budget = getattr(self._hint_agent, "analysis_budget", self._hint_spec())
+        scale = "your result, -1 loss to +1 win" if self.game.num_players > 1 else "your final score"
+        self.say(f"hint from {budget}; value = its estimate of {scale}:")
+        number = {a: i for i, a in enumerate(state.legal_actions(), 1)}
+        total_visits = sum(e.get("visits", 0) for e in entries)
+        rows = []
+        for e in entries[:count]:
+            row: dict[str, Any] = {"no.": number[e["action"]], "move": e["text"], "value": _value_text(e)}
+            if "visits" in e:
+                row["visits"] = f"{e['visits']} ({100 * e['visits'] / max(1, total_visits):.0f}%)"
+            rows.append(row)
+        self.say(*("  " + line for line in _left_aligned_table(pd.DataFrame(rows)).splitlines()))
+        if len(entries) > count:
+            self.say(f"  ({len(entries) - count} more: hint {len(entries)} shows all)")
+
+    def _save(self, argument: str) -> bool:
+        if not argument:
+            self.say("save needs a file name, e.g. save mygame.json")
+            return False
+        path = Path(argument).expanduser()
+        try:
+            path.write_text(self.state.serialize() + "\n", encoding="utf-8")
+        except OSError as e:
+            self.say(f"cannot save to {argument}: {e.strerror or e}")
+            return False
+        self.say(f"saved to {path} ({len(self.state.history())} actions)")
+        return True
+
+    def _load(self, argument: str) -> bool:
+        if not argument:
+            self.say("load needs a file name, e.g. load mygame.json")
+            return False
+        path = Path(argument).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            self.say(f"cannot load {argument}: {e.strerror or e}; the current game goes on")
+            return False
+        except UnicodeDecodeError:
+            self.say(f"cannot load {argument}: it is not a text file; the current game goes on")
+            return False
+        try:
+            state = self.game.deserialize_state(text)
+        except CorruptRecordError as e:
+            self.say(f"not loaded: {e}; the current game goes on")
+            return False
+        self.state = state
+        self._ai_to_move = False
+        self.say(f"loaded {path} ({len(state.history())} actions)")
+        return True
+
+    def _undo(self, argument: str) -> bool:
+        if argument:
+            self.say("undo takes nothing after it: it takes back your last move and what followed")
+            return False
+        history = self.state.history()
+        replay = self.game.new_initial_state()
+        movers = []
+        for action in history:
+            movers.append(replay.current_player())
+            replay.apply_action(action)
+        mine = [i for i, p in enumerate(movers) if p == self.seat]
+        if not mine:
+            self.say("nothing to undo: you have not made a move yet")
+            return False
+        last = mine[-1]
+        # Rebuilt from the record's prefix, so the position is exactly the one the move was made in.
+        rebuilt = self.game.new_initial_state()
+        for action in history[:last]:
+            rebuilt.apply_action(action)
+        later = movers[last + 1:]
+        counts = {"AI action": sum(1 for p in later if p >= 0), "chance event": sum(1 for p in later if p == CHANCE)}
+        also = " and ".join(f"{n} {what}{'s' if n > 1 else ''}" for what, n in counts.items() if n)
+        self.say(f"took back your move {rebuilt.action_to_string(history[last])}"
+                 + (f" and the {also} after it" if also else ""))
+        self.state = rebuilt
+        return True
+
+    # -- the end ------------------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        state = self.state
+        scores = state.scores()
+        self.say("", str(state), "", "Game over.")
+        if self.game.num_players == 1:
+            self.say(f"Final score: {scores[0]} points.")
+        else:
+            parts = [f"{'you' if p == self.seat else 'AI'} (player {p}) {scores[p]}" for p in range(len(scores))]
+            self.say("Final scores: " + ", ".join(parts) + ".")
+            returns = state.returns()
+            best = max(returns)
+            if returns.count(best) > 1:
+                verdict = "A draw."
+            elif returns[self.seat] == best:
+                verdict = "You win!"
+            else:
+                verdict = "The AI wins."
+            if len(set(scores)) == 1 and returns.count(best) == 1:
+                verdict += " (equal points: decided by the tie-break)"
+            self.say(verdict)
+        while True:
+            answer = self.ask("Save the game record? Type a file name, or press Enter to skip: ")
+            if not answer:
+                self.say("not saved")
+                return
+            if self._save(answer):
+                return
+
+
+def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:
+    """The frame as text with `column` aligned left (pandas right-aligns text; moves read better left)."""
+    width = int(frame[column].astype(str).str.len().max())
+    return frame.to_string(index=False, justify="left", formatters={column: lambda value: f"{value:<{width}}"})
+
+
+def _value_text(entry: dict[str, Any]) -> str:
+    prefix = {"upper": "<=", "lower": ">="}.get(entry.get("bound", "exact"), "")
+    return f"{prefix}{entry['value']:+.2f}"
+
+
+def _stats(entry: dict[str, Any], total_visits: int) -> str:
+    parts = []
+    if "visits" in entry and total_visits:
+        parts.append(f"visits {100 * entry['visits'] / total_visits:.0f}%")
+    parts.append(f"value {_value_text(entry)}")
+    return ", ".join(parts)
+
+
+def play(game: Game, ai_spec: str, seat: int = 0, seed: int | None = None, state: State | None = None,
+         stdin: TextIO | None = None, stdout: TextIO | None = None) -> PlayResult:
+    """Play `game` from `state` (default: the start) with a person at `seat` against the agent `ai_spec`."""
+    return PlaySession(game, ai_spec, seat=seat, seed=seed, state=state, stdin=stdin, stdout=stdout).run()
+
+
+def load_record(game: Game, path: str) -> State:
+    """The position saved in the record file `path`; a missing or corrupt file raises a CavekitError."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CavekitError(f"cannot read the game record {path}: {getattr(e, 'strerror', None) or e}") from None
+    return game.deserialize_state(text)
