@@ -275,7 +275,7 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (centre - half, centre + half)
+    return (max(0.0, centre - half), min(1.0, centre + half))   # rounding can step a hair outside [0, 1]
 
 
 def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:

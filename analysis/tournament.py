@@ -163,15 +163,9 @@ def _record(outcomes: pd.Series) -> dict[str, Any]:
     """Games, wins, draws, losses, score rate (draws half) and its Wilson 95% interval."""
     wins, draws = int((outcomes == "win").sum()), int((outcomes == "draw").sum())
     n = len(outcomes)
-    low, high = _clamped(wilson_interval(wins + draws / 2, n))
+    low, high = wilson_interval(wins + draws / 2, n)
     return {"games": n, "wins": wins, "draws": draws, "losses": n - wins - draws,
             "score_rate": (wins + draws / 2) / n if n else float("nan"), "score_ci_low": low, "score_ci_high": high}
-
-
-def _clamped(interval: tuple[float, float]) -> tuple[float, float]:
-    """A proportion's interval kept inside [0, 1] (the Wilson formula can stray by rounding, e.g. -7e-18)."""
-    low, high = interval
-    return (min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0))
 
 
 def standings_table(games: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
@@ -196,7 +190,7 @@ def head_to_head(games: pd.DataFrame) -> pd.DataFrame:
     for (a, b), group in oriented.groupby(["agent_a", "agent_b"], sort=True):
         p = group["points_a"]
         wins, draws, n = int((p == 1).sum()), int((p == 0.5).sum()), len(p)
-        low, high = _clamped(wilson_interval(wins + draws / 2, n))
+        low, high = wilson_interval(wins + draws / 2, n)
         rows.append({"agent_a": a, "agent_b": b, "games": n, "a_wins": wins, "draws": draws,
                      "b_wins": n - wins - draws, "a_score_rate": (wins + draws / 2) / n,
                      "a_ci_low": low, "a_ci_high": high})
