@@ -26,10 +26,9 @@ from cavekit.core.cvc.compiled cimport (GameState, apply_action, chance_outcomes
 from cavekit.search.cvc_evaluation cimport evaluate
 from cavekit.search.cvc_segments cimport SegmentEnumerator, random_below, state_struct
 
-import numpy as np
-
-from ..core.api import CHANCE as PY_CHANCE, ConfigError
+from ..core.api import ConfigError
 from .agent import register_agent
+from .segment_agent import SegmentPlanAgent
 
 cdef enum:
     CHANCE = -1
@@ -163,77 +162,36 @@ cdef class TurnExpectimax:
         return children
 
 
-class CompiledExpectimaxAgent:
+class CompiledExpectimaxAgent(SegmentPlanAgent):
     """Expectimax over turns on the compiled core.
 
     Spec `cvc_expectimax:depth=D,width=W,chance_samples=K,max_states=M` (defaults 2, 32, 3, 20000): D whole
     turns searched (1 = the greedy turn search, 2 = your turn and the opponent's reply); W ends kept per
     decision node (0 = all); K chance outcomes searched per chance node (0 = all); M positions one segment
-    enumeration may visit before it only finishes turns.
+    enumeration may visit before it only finishes turns. In `analyse`, `value` is the heuristic value for
+    the player to move after D turns (two players: tanh of the expected point lead / 10; solo: expected
+    final points) and `bound` is "upper" where alpha-beta only showed the segment is no better than the best.
     """
 
     name = "cvc_expectimax"
+    describe = "expectimax over turns"
 
     def __init__(self, game, seed=None, depth=2, width=32, chance_samples=3, max_states=20000):
-        if game.name != "cvc" or game.engine != "compiled":
-            raise ConfigError("cvc_expectimax plays Cave vs Cave on the compiled engine; use expectimax for other games")
-        self.game = game
-        self.settings = dict(depth=depth, width=width, chance_samples=chance_samples, max_states=max_states)
-        TurnExpectimax(**self.settings)      # refuse bad settings now
-        self._seed = seed
-        self.reset()
+        settings = dict(depth=depth, width=width, chance_samples=chance_samples, max_states=max_states)
+        TurnExpectimax(**settings)      # refuse bad settings now
+        super().__init__(game, seed, settings)
 
-    def reset(self) -> None:
-        self.rng = np.random.default_rng(self._seed)
-        self.last_result = None
-        self._plan: list = []
-        self._plan_history: list = []
-        self._searched = None
-        self.analysis_budget = "expectimax over turns, no search yet"
-
-    def _search(self, state) -> list:
-        history = state.history()
-        if self._searched is not None and self._searched[0] == history:
-            return self._searched[1]
-        search = TurnExpectimax(seed=int(self.rng.integers(2**63)), **self.settings)
+    def _run_search(self, state, seed):
+        search = TurnExpectimax(seed=seed, **self.settings)
         children = search.search(state)
-        self.last_result = {"nodes": search.nodes, "seconds": search.last_seconds, "children": len(children)}
-        self.analysis_budget = (f"expectimax over {self.settings['depth']} turn(s), {search.nodes:,} nodes in "
-                                f"{search.last_seconds:.2f} s")
-        self._searched = (history, children)
-        return children
+        for child in children:
+            child["bound"] = "exact" if child.pop("exact") else "upper"
+        budget = (f"{self.describe} ({self.settings['depth']} turns), {search.nodes:,} nodes in "
+                  f"{search.last_seconds:.2f} s")
+        return children, {"nodes": search.nodes, "seconds": search.last_seconds, "children": len(children)}, budget
 
-    def analyse(self, state) -> list:
-        """The root's segments best first: first action, notation of the whole segment, value, exactness.
-
-        `value` is the heuristic value for the player to move after `depth` turns (two players: tanh of the
-        expected point lead / 10; solo: expected final points); `exact` is False where alpha-beta only
-        showed that the segment is no better than the one above it (its value is then an upper bound).
-        """
-        entries = []
-        for child in self._search(state):
-            replay, texts = state.clone(), []
-            for action in child["actions"]:
-                texts.append(replay.action_to_string(action))
-                replay.apply_action(action)
-            entries.append({"action": child["actions"][0], "actions": child["actions"], "text": "; ".join(texts),
-                            "value": child["value"], "bound": "exact" if child["exact"] else "upper"})
-        return entries
-
-    def step(self, state) -> int:
-        if state.current_player() == PY_CHANCE or state.is_terminal():
-            raise ValueError("agents choose player actions at decision nodes")
-        history = state.history()
-        done = len(history) - len(self._plan_history)
-        if 0 < done < len(self._plan) and history[:len(self._plan_history)] == self._plan_history \
-                and history[len(self._plan_history):] == self._plan[:done]:
-            return self._plan[done]
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        best = self._search(state)[0]
-        self._plan, self._plan_history = best["actions"], history
-        return self._plan[0]
+    def best_first(self, children):
+        return children          # the search sorts them by value, the exact best first
 
 
 register_agent("cvc_expectimax", CompiledExpectimaxAgent,

@@ -33,11 +33,10 @@ from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, GameState, apply_action
 from cavekit.search.cvc_evaluation cimport evaluate
 from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, random_below, state_struct
 
-import numpy as np
-
-from ..core.api import CHANCE as PY_CHANCE, ConfigError
+from ..core.api import ConfigError
 from ..core.cvc.compiled import CompiledState
 from .agent import register_agent
+from .segment_agent import SegmentPlanAgent
 
 cdef enum:
     CHANCE = -1
@@ -245,78 +244,35 @@ cdef class TurnTree:
         return children
 
 
-class CompiledTurnMCTSAgent:
+class CompiledTurnMCTSAgent(SegmentPlanAgent):
     """MCTS over turn segments on the compiled core.
 
     Spec `cvc_turn_mcts:iterations=N,seconds=S,c=C,widening=W,max_children=K,max_states=M` (defaults 1000,
     0 = use iterations, 0.7, 1.0, 64, 20000): N iterations or S seconds per segment searched; C the UCT
     exploration on values normalised to [0, 1]; W the progressive-widening factor; K the end positions kept
-    per node; M the positions a segment enumeration may visit before it only finishes turns.
+    per node; M the positions a segment enumeration may visit before it only finishes turns. It plays the
+    most visited segment; `analyse` lists segments by visits with their mean value and heuristic prior.
     """
 
     name = "cvc_turn_mcts"
+    describe = "MCTS over turn segments"
 
     def __init__(self, game, seed=None, iterations=1000, seconds=0.0, c=0.7, widening=1.0, max_children=64,
                  max_states=20000):
-        if game.name != "cvc" or game.engine != "compiled":
-            raise ConfigError("cvc_turn_mcts plays Cave vs Cave on the compiled engine; use mcts for other games")
-        self.game = game
-        self.settings = dict(iterations=iterations, seconds=seconds, c=c, widening=widening,
-                             max_children=max_children, max_states=max_states)
-        TurnTree(**self.settings)      # refuse bad settings now
-        self._seed = seed
-        self.reset()
+        settings = dict(iterations=iterations, seconds=seconds, c=c, widening=widening,
+                        max_children=max_children, max_states=max_states)
+        TurnTree(**settings)      # refuse bad settings now
+        super().__init__(game, seed, settings)
 
-    def reset(self) -> None:
-        self.rng = np.random.default_rng(self._seed)
-        self.last_result = None
-        self._plan: list = []
-        self._plan_history: list = []
-        self._searched = None
-        self.analysis_budget = "MCTS over turn segments, no search yet"
-
-    def analyse(self, state) -> list:
-        """Search `state` and return its segments best first: first action, notation, visits, mean value."""
-        children = self._search(state)
-        entries = []
-        for child in sorted(children, key=lambda ch: (-ch["visits"], -ch["value"] if ch["visits"] else 0)):
-            replay = state.clone()
-            texts = []
-            for action in child["actions"]:
-                texts.append(replay.action_to_string(action))
-                replay.apply_action(action)
-            entries.append({"action": child["actions"][0], "actions": child["actions"], "text": "; ".join(texts),
-                            "visits": child["visits"], "value": child["value"], "prior": child["prior"]})
-        return entries
-
-    def _search(self, state) -> list:
-        """The root statistics of a search of `state`; `analyse` then `step` (or the reverse) search once."""
-        history = state.history()
-        if self._searched is not None and self._searched[0] == history:
-            return self._searched[1]
-        tree = TurnTree(seed=int(self.rng.integers(2**63)), **self.settings)
+    def _run_search(self, state, seed):
+        tree = TurnTree(seed=seed, **self.settings)
         children = tree.search(state)
-        self.last_result = dict(tree.last_stats, children=len(children))
-        self.analysis_budget = (f"MCTS over turn segments, {tree.last_stats['iterations']:,} iterations in "
-                                f"{tree.last_stats['seconds']:.2f} s")
-        self._searched = (history, children)
-        return children
+        stats = tree.last_stats
+        budget = f"{self.describe}, {stats['iterations']:,} iterations in {stats['seconds']:.2f} s"
+        return children, dict(stats, children=len(children)), budget
 
-    def step(self, state) -> int:
-        if state.current_player() == PY_CHANCE or state.is_terminal():
-            raise ValueError("agents choose player actions at decision nodes")
-        history = state.history()
-        done = len(history) - len(self._plan_history)
-        if 0 < done < len(self._plan) and history[:len(self._plan_history)] == self._plan_history \
-                and history[len(self._plan_history):] == self._plan[:done]:
-            return self._plan[done]
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        children = self._search(state)
-        best = max(children, key=lambda ch: (ch["visits"], ch["value"] if ch["visits"] else -1e300))
-        self._plan, self._plan_history = best["actions"], history
-        return self._plan[0]
+    def best_first(self, children):
+        return sorted(children, key=lambda ch: (-ch["visits"], -ch["value"] if ch["visits"] else 0.0))
 
 
 register_agent("cvc_turn_mcts", CompiledTurnMCTSAgent,
