@@ -1,0 +1,470 @@
+"""`cavekit report`: one self-contained HTML balance report from a results folder.
+
+The report is a single file: styles inline, figures embedded as base64 PNG (matplotlib, Agg), no scripts and
+nothing fetched from the network, so it can be mailed or archived as it is. The tables come from
+`analysis/balance.py`; this module only lays them out and draws them. Every game gets the generic sections
+(the run, results per agent, first-player advantage, score distributions, game length); `GAME_SECTIONS`
+adds a game's own sections (Cave vs Cave: action tiles, rooms, solo targets).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from ..core.api import CavekitError
+from . import balance
+from .results import ResultsError, load_results, read_manifest
+
+FIGURE_DPI = 96
+
+
+@dataclass
+class ReportData:
+    """What every section reads: the folder's manifest and its games and decisions tables."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    games: pd.DataFrame
+    decisions: pd.DataFrame
+
+    @property
+    def seats(self) -> int:
+        return balance.seats_of(self.games)
+
+    @property
+    def partial(self) -> bool:
+        return len(self.games) < self.manifest["games"]
+
+
+@dataclass
+class Section:
+    """One titled part of the report: a one-line caption, then tables and figures as HTML."""
+
+    title: str
+    caption: str
+    parts: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- formatting
+
+def _pct(x: float) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def _num(x: float, digits: int = 1) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _rate_with_interval(rate: float, low: float, high: float) -> str:
+    if isinstance(rate, float) and math.isnan(rate):
+        return ""
+    return f"{_pct(rate)} [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def _mean_with_interval(mean: float, low: float, high: float) -> str:
+    if isinstance(mean, float) and math.isnan(mean):
+        return ""
+    if isinstance(low, float) and math.isnan(low):
+        return f"{mean:.1f}"
+    return f"{mean:.1f} [{low:.1f}, {high:.1f}]"
+
+
+def _combine(table: pd.DataFrame, name: str, value: str, low: str, high: str, kind: str) -> pd.DataFrame:
+    """Replace three columns (value and its 95% bounds) by one text column `name`."""
+    fmt = _rate_with_interval if kind == "rate" else _mean_with_interval
+    out = table.copy()
+    out.insert(out.columns.get_loc(value), name,
+               [fmt(v, lo, hi) for v, lo, hi in zip(out[value], out[low], out[high])])
+    return out.drop(columns=[value, low, high])
+
+
+def table_html(table: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | None = None) -> str:
+    """A DataFrame as an HTML table, numbers right-aligned, with per-column formatters."""
+    formatters = dict(formats or {})
+    for column in table.columns:
+        if column not in formatters and pd.api.types.is_float_dtype(table[column]):
+            formatters[column] = _num
+    # The index becomes the first column so the header is one row, not pandas' two.
+    return table.reset_index().to_html(formatters=formatters, index=False, border=0, na_rep="", justify="right",
+                                       classes="data")
+
+
+def figure_html(fig: Figure, alt: str) -> str:
+    """A matplotlib figure as an embedded PNG <img> (base64 data URI)."""
+    FigureCanvasAgg(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></figure>'
+
+
+def _score_bins(scores: np.ndarray) -> np.ndarray:
+    low, high = int(np.floor(scores.min())), int(np.ceil(scores.max()))
+    width = max(1, math.ceil((high - low + 1) / 40))
+    return np.arange(low, high + width + 1, width) - 0.5
+
+
+# ---------------------------------------------------------------- run section
+
+def _is_cli_value(value: Any) -> bool:
+    return isinstance(value, (str, int, bool)) and not (isinstance(value, str) and ("=" in value or not value))
+
+
+def _default_params(game: str, players: int) -> dict[str, Any] | None:
+    from ..core.registry import load_game
+    try:
+        return load_game(game, players=players).parameters()
+    except (CavekitError, TypeError, ValueError):
+        return None
+
+
+def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | None, str]:
+    """The `cavekit match` command that repeats (or resumes) the run, if the CLI can express its parameters,
+    and the equivalent `run_match` Python call, which always can."""
+    game, players = manifest["game"], manifest["players"]
+    params = {k: v for k, v in manifest["params"].items() if k != "players"}
+    defaults = _default_params(game, players)
+    changed = {k: v for k, v in params.items() if defaults is None or defaults.get(k) != v}
+    words = ["cavekit", "match", game, "--agents", *manifest["agents"], "--games", str(manifest["games"]),
+             "--seed", str(manifest["seed"]), "--players", str(players), "--chunk-size", str(manifest["chunk_size"])]
+    cli: str | None = None
+    if all(_is_cli_value(v) for v in changed.values()):
+        for key, value in changed.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            words += ["--param", f"{key}={text}"]
+        words += ["--out", str(folder)]
+        cli = " ".join(shlex.quote(w) for w in words)
+    keyword = "".join(f", {k}={v!r}" for k, v in changed.items())
+    python = (f"from cavekit.analysis.batch import run_match; run_match({game!r}, {manifest['agents']!r}, "
+              f"{manifest['games']}, {manifest['seed']}, out={str(folder)!r}, chunk_size={manifest['chunk_size']}, "
+              f"players={players}{keyword})")
+    return cli, python
+
+
+def run_section(data: ReportData) -> Section:
+    """The run: game, parameters, agents, seed, games done of requested, code version, dates, how to reproduce."""
+    m = data.manifest
+    version = m.get("code_version") or {}
+    commit = version.get("git_commit")
+    code = f"cavekit {version.get('cavekit') or 'unknown'}"
+    if commit:
+        code += f", git {commit[:12]}" + (" with uncommitted changes" if version.get("git_dirty") else "")
+    done = f"{len(data.games)} of {m['games']}"
+    if data.partial:
+        done += " (partial run: every number below covers the finished games only)"
+    facts = [("game", m["game"]), ("players", m["players"]), ("engine", m.get("engine") or "default"),
+             ("agents (seat order of game 0; seats rotate every game)", ", ".join(m["agents"])),
+             ("master seed", m["seed"]), ("games done / requested", done), ("chunk size", m["chunk_size"]),
+             ("code version", code), ("created", m.get("created", "")), ("last updated", m.get("updated", ""))]
+    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in facts)
+    params = pd.DataFrame({"value": [str(v) for v in m["params"].values()]},
+                          index=pd.Index(list(m["params"].keys()), name="parameter"))
+    cli, python = reproduce_commands(m, data.folder)
+    how = "<p>To reproduce (or resume) this run:</p>"
+    if cli:
+        how += f"<pre>{html.escape(cli)}</pre><p>or from Python:</p>"
+    else:
+        how += "<p>(a parameter value cannot be given on the command line, so from Python:)</p>"
+    how += f"<pre>{html.escape(python)}</pre>"
+    caption = "What was played and with which code; the master seed and parameters fix every game."
+    return Section("Run", caption, [f'<table class="facts">{rows}</table>',
+                                    "<h3>Game parameters</h3>" + table_html(params), how])
+
+
+# ---------------------------------------------------------------- generic sections
+
+def agents_section(data: ReportData) -> Section:
+    """Per-agent results: W/D/L and score rate with Wilson intervals, mean score with its interval."""
+    table = balance.agent_results(data.games)
+    table = _combine(table, "mean score (points) [95%]", "mean_score", "mean_low", "mean_high", "mean")
+    if data.seats > 1:
+        table = _combine(table, "score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
+        caption = ("Results of each agent over all the seats it played; the score rate counts a draw as half a "
+                   "win. Brackets are 95% intervals (Wilson for rates, normal approximation for means).")
+    else:
+        caption = "Final scores of the solo agent; brackets are a normal-approximation 95% interval."
+    return Section("Results per agent", caption, [table_html(table)])
+
+
+def first_player_section(data: ReportData) -> Section:
+    """How the player who moved first fared, with its interval and the mean score margin."""
+    table = balance.first_player_advantage(data.games)
+    table = _combine(table, "first player's score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
+    table = _combine(table, "mean score margin, first minus other (points) [95%]", "mean_score_margin",
+                     "margin_low", "margin_high", "mean")
+    caption = ("The player who made the first decision of each game, whichever agent it was: a score rate whose "
+               "interval excludes 50% means moving first is an advantage (or a handicap) for these agents.")
+    table.index = pd.Index(["first player"], name="")
+    return Section("First-player advantage", caption, [table_html(table, {"games": str})])
+
+
+def scores_section(data: ReportData) -> Section:
+    """Score histograms per agent and per seat, with their summary tables."""
+    rows = balance.seat_rows(data.games)
+    bins = _score_bins(rows["score"].to_numpy(dtype=float))
+    by_seat = data.seats > 1
+    fig = Figure(figsize=(11 if by_seat else 6.5, 3.8))
+    groups = [("agent", "per agent")] + ([("player", "per seat")] if by_seat else [])
+    for k, (key, label) in enumerate(groups):
+        ax = fig.add_subplot(1, len(groups), k + 1)
+        for value, group in rows.groupby(key, sort=True):
+            name = f"seat {value}" if key == "player" else str(value)
+            ax.hist(group["score"], bins=bins, histtype="step", linewidth=1.8, label=f"{name} (n={len(group)})")
+        ax.set_title(f"Final scores {label}")
+        ax.set_xlabel("final score (points)")
+        ax.set_ylabel("games (count)")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.legend(fontsize="small")
+    parts = [figure_html(fig, "histograms of final scores")]
+    formats = {"n": str}
+    for key, label in groups:
+        table = balance.score_summary(data.games, by=key)
+        table = _combine(table, "mean [95%]", "mean", "mean_low", "mean_high", "mean")
+        parts.append(f"<h3>Scores {label} (points)</h3>" + table_html(table, formats))
+    caption = ("Distribution of final scores in points" + (" for each agent and for each seat (seat 0 is the "
+               "first listed seat, not necessarily the first to move)." if by_seat else "."))
+    return Section("Score distributions", caption, parts)
+
+
+def length_section(data: ReportData) -> Section:
+    """Game length: decisions per game histogram and the length table."""
+    fig = Figure(figsize=(6.5, 3.5))
+    ax = fig.add_subplot(1, 1, 1)
+    decisions = data.games["decisions"].to_numpy()
+    width = max(1, math.ceil((decisions.max() - decisions.min() + 1) / 40))
+    ax.hist(decisions, bins=np.arange(decisions.min(), decisions.max() + width + 1, width) - 0.5, color="#4c72b0")
+    ax.set_title("Game length")
+    ax.set_xlabel("player decisions per game (count)")
+    ax.set_ylabel("games (count)")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    table = balance.length_summary(data.games)
+    table = _combine(table, "mean [95%]", "mean", "mean_low", "mean_high", "mean")
+    caption = ("How long games are, in player decisions (every atomic action counts, so a turn is several) and in "
+               "steps of the full history (chance outcomes included).")
+    return Section("Game length", caption, [figure_html(fig, "histogram of decisions per game"), table_html(table)])
+
+
+# ---------------------------------------------------------------- Cave vs Cave
+
+def _interval_bars(ax: Any, labels: list[str], values: np.ndarray, low: np.ndarray, high: np.ndarray,
+                   colour: str) -> None:
+    y = np.arange(len(labels))
+    finite = ~np.isnan(values)
+    err = np.vstack([values - low, high - values])
+    # Wilson bounds at a rate of exactly 0 or 1 can miss it by rounding; matplotlib refuses negative errors.
+    err = np.clip(np.where(np.isnan(err), 0.0, err), 0.0, None)
+    ax.barh(y[finite], values[finite], xerr=err[:, finite], color=colour, ecolor="#333333", capsize=2)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize="small")
+    ax.invert_yaxis()
+
+
+def cvc_tiles_section(data: ReportData) -> Section:
+    """Action tiles: how often taken, when, how their takers fared, and which tile is picked first each round."""
+    from ..core.cvc.rules import rules
+    solo = data.seats == 1
+    tiles = [t.name for t in rules().tiles if t.in_solo or not solo]
+    table = balance.tile_table(data.decisions, data.games, tiles)
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.add_subplot(1, 1, 1)
+    if solo:
+        _interval_bars(ax, tiles, table["mean_score"].to_numpy(float), table["mean_low"].to_numpy(float),
+                       table["mean_high"].to_numpy(float), "#55a868")
+        ax.set_title("Mean final score of the solo games in which a tile was taken")
+        ax.set_xlabel("mean final score (points), 95% interval")
+    else:
+        _interval_bars(ax, tiles, 100 * table["taker_score_rate"].to_numpy(float),
+                       100 * table["ci95_low"].to_numpy(float), 100 * table["ci95_high"].to_numpy(float), "#55a868")
+        ax.axvline(50, color="#c44e52", linestyle="--", linewidth=1)
+        ax.set_title("Score rate of the players who took each tile")
+        ax.set_xlabel("score rate of takers (%), Wilson 95% interval")
+        ax.set_xlim(0, 100)
+    ax.set_ylabel("action tile")
+    shown = _combine(table, "takers' mean final score (points) [95%]", "mean_score", "mean_low", "mean_high", "mean")
+    if not solo:
+        shown = _combine(shown, "takers' score rate [95% Wilson]", "taker_score_rate", "ci95_low", "ci95_high", "rate")
+    shown = shown.rename(columns={"times_taken": "times taken", "per_game": "takes per game",
+                                  "games_with": "share of games taken", "mean_round": "mean round taken",
+                                  "takers": "takers (player-games)"})
+    formats = {"share of games taken": _pct, "takes per game": lambda x: _num(x, 2)}
+
+    picks = balance.first_pick_share(data.decisions, tiles)
+    heat = Figure(figsize=(7, 4.5))
+    ax = heat.add_subplot(1, 1, 1)
+    image = ax.imshow(100 * picks.to_numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=100)
+    ax.set_xticks(range(picks.shape[1]))
+    ax.set_xticklabels([str(c) for c in picks.columns])
+    ax.set_yticks(range(len(picks)))
+    ax.set_yticklabels(list(picks.index), fontsize="small")
+    for (i, j), value in np.ndenumerate(100 * picks.to_numpy()):
+        if value >= 0.5:
+            ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7,
+                    color="black" if value > 60 else "white")
+    ax.set_title("First tile taken in each round")
+    ax.set_xlabel("round (1-based)")
+    ax.set_ylabel("action tile")
+    heat.colorbar(image, ax=ax, label="share of games (%)")
+    pick_table = picks.rename(columns=lambda c: f"round {c}")
+    pick_table = pick_table.loc[(pick_table > 0).any(axis=1)]
+    caption = ("How often each action tile is taken, in which round, and how the players who took it fared (a "
+               "player counts once per game however often they took it). Correlational: a tile's takers may "
+               "win because of the position they were already in; a tile taken every game by both players sits "
+               "near 50% by construction.")
+    return Section("Action tiles", caption, [
+        figure_html(fig, "takers' results per action tile"), table_html(shown, formats),
+        "<h3>First pick per round</h3><p>Share of games in which each tile was the first one taken in that round "
+        "(each column sums to 100% over the games that reached the round; tiles never picked first are left out "
+        "of the table).</p>",
+        figure_html(heat, "heat map of first picks per round"), table_html(pick_table, {c: _pct for c in pick_table})])
+
+
+def cvc_rooms_section(data: ReportData) -> Section:
+    """Rooms: how often each is furnished, when, and how the players who furnished it fared."""
+    from ..core.cvc.rules import CAVE_ENTRANCE, rules
+    rooms = [r.name for r in rules().rooms[:CAVE_ENTRANCE]]
+    table = balance.room_table(data.decisions, data.games, rooms)
+    solo = data.seats == 1
+    order = table.sort_values("per_game", ascending=False)
+    fig = Figure(figsize=(11 if not solo else 6.5, 6.5))
+    ax = fig.add_subplot(1, 1 if solo else 2, 1)
+    labels = list(order.index)
+    y = np.arange(len(labels))
+    ax.barh(y, order["per_game"].to_numpy(float), color="#8172b2")
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize="small")
+    ax.invert_yaxis()
+    ax.set_title("How often each room is furnished")
+    ax.set_xlabel("times furnished per game (count)")
+    ax.set_ylabel("room")
+    if not solo:
+        ax2 = fig.add_subplot(1, 2, 2)
+        _interval_bars(ax2, labels, 100 * order["taker_score_rate"].to_numpy(float),
+                       100 * order["ci95_low"].to_numpy(float), 100 * order["ci95_high"].to_numpy(float), "#8172b2")
+        ax2.axvline(50, color="#c44e52", linestyle="--", linewidth=1)
+        ax2.set_xlim(0, 100)
+        ax2.set_title("Score rate of the players who furnished it")
+        ax2.set_xlabel("score rate of furnishers (%), Wilson 95% interval")
+    shown = _combine(table, "furnishers' mean final score (points) [95%]", "mean_score", "mean_low", "mean_high",
+                     "mean")
+    if not solo:
+        shown = _combine(shown, "furnishers' score rate [95% Wilson]", "taker_score_rate", "ci95_low", "ci95_high",
+                         "rate")
+    shown = shown.rename(columns={"times_furnished": "times furnished", "per_game": "per game",
+                                  "games_with": "share of games", "mean_round": "mean round furnished",
+                                  "takers": "furnishers (player-games)"})
+    formats = {"share of games": _pct, "per game": lambda x: _num(x, 2)}
+    caption = ("How often each room is furnished, in which round, and how the players who furnished it fared; "
+               "rooms never furnished show 0. This is correlational, not a room's value: strong positions build "
+               "more rooms, so furnishers win more whatever the room.")
+    return Section("Rooms", caption, [figure_html(fig, "rooms furnished and furnishers' results"),
+                                      table_html(shown, formats)])
+
+
+def cvc_solo_section(data: ReportData) -> Section:
+    """Solo scores against the rulebook's goal (50) and remarkable (60) marks."""
+    from ..core.cvc.rules import rules
+    goal, remarkable = rules().solo_goal, rules().solo_remarkable
+    table = balance.target_shares(data.games, goal, remarkable)
+    table = _combine(table, "share [95% Wilson]", "share", "ci95_low", "ci95_high", "rate")
+    scores = balance.seat_rows(data.games)["score"].to_numpy(dtype=float)
+    fig = Figure(figsize=(6.5, 3.8))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.hist(scores, bins=_score_bins(np.append(scores, [goal, remarkable])), color="#4c72b0")
+    ax.axvline(goal - 0.5, color="#dd8452", linestyle="--", label=f"goal: {goal} points")
+    ax.axvline(remarkable + 0.5, color="#c44e52", linestyle="--", label=f"remarkable: more than {remarkable}")
+    ax.set_title("Solo final scores against the rulebook's marks")
+    ax.set_xlabel("final score (points)")
+    ax.set_ylabel("games (count)")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(fontsize="small")
+    caption = (f"Share of solo games reaching the rulebook's goal ({goal} points or more) and its remarkable mark "
+               f"(more than {remarkable}), with Wilson 95% intervals.")
+    return Section("Solo targets", caption, [figure_html(fig, "solo score histogram with the 50 and 60 marks"),
+                                             table_html(table, {"games": str, "hits": str})])
+
+
+def cvc_sections(data: ReportData) -> list[Section]:
+    """Cave vs Cave's own sections, from the decisions table."""
+    sections = [cvc_tiles_section(data), cvc_rooms_section(data)]
+    if data.seats == 1:
+        sections.append(cvc_solo_section(data))
+    return sections
+
+
+# A game listed here gets its own sections after the generic ones; others get the generic ones only.
+GAME_SECTIONS: dict[str, Callable[[ReportData], list[Section]]] = {"cvc": cvc_sections}
+
+
+def report_sections(data: ReportData) -> list[Section]:
+    """Every section of the report for this folder, in reading order."""
+    sections = [run_section(data), agents_section(data)]
+    if data.seats > 1:
+        sections.append(first_player_section(data))
+    sections += [scores_section(data), length_section(data)]
+    game_sections = GAME_SECTIONS.get(data.manifest["game"])
+    if game_sections is not None:
+        sections += game_sections(data)
+    return sections
+
+
+# ---------------------------------------------------------------- assembly
+
+STYLE = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1150px; margin: 2em auto;
+       padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+p.caption { color: #444; font-style: italic; margin-top: 0; }
+.warning { background: #fff3cd; border: 1px solid #e0c060; padding: 0.6em 1em; }
+table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.9em; }
+th, td { padding: 0.2em 0.7em; border-bottom: 1px solid #e3e3e3; }
+table.data td { text-align: right; } table.data td:first-child { text-align: left; } table.facts th { text-align: left; }
+pre { background: #f5f5f5; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
+figure { margin: 0.5em 0; } img { max-width: 100%; }
+"""
+
+
+def build_report(folder: str | Path) -> str:
+    """The balance report of a results folder as one self-contained HTML document."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    games, decisions = load_results(folder)
+    if games.empty:
+        raise ResultsError(folder, f"holds no finished games yet (0 of {manifest['games']}); nothing to report")
+    data = ReportData(folder, manifest, games, decisions)
+    title = f"Balance report: {manifest['game']}, {' vs '.join(manifest['agents'])}"
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f"<p>{len(games)} games from <code>{html.escape(str(folder))}</code>, master seed {manifest['seed']}.</p>"]
+    if data.partial:
+        body.append(f'<p class="warning">Partial run: {len(games)} of the {manifest["games"]} requested games are '
+                    "finished. Every number covers the finished games only; the command in the Run section "
+                    "resumes the run.</p>")
+    for section in report_sections(data):
+        body.append(f"<section><h2>{html.escape(section.title)}</h2>"
+                    f'<p class="caption">{html.escape(section.caption)}</p>{"".join(section.parts)}</section>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_report(folder: str | Path, out: str | Path | None = None) -> Path:
+    """Write the report of `folder` to `out` (default: FOLDER/report.html) and return the path written."""
+    folder = Path(folder)
+    path = Path(out) if out is not None else folder / "report.html"
+    document = build_report(folder)
+    try:
+        path.write_text(document, encoding="utf-8")
+    except OSError as e:
+        raise CavekitError(f"cannot write the report to {path}: {e.strerror or e}") from None
+    return path
