@@ -28,6 +28,8 @@ def load_game(name: str, **params: Any) -> Game:
 def _register_builtin_games() -> None:
     from .cvc.game import CaveVsCave
     register_game("cvc", CaveVsCave)
+    from .pairs.game import ThePairsCave
+    register_game("pairs", ThePairsCave)
 
 
 _register_builtin_games()

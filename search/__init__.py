@@ -3,6 +3,7 @@ from . import cvc_expectimax, cvc_mcts, cvc_turn_mcts, mcts  # noqa: F401  (regi
 from .agent import Agent, RandomAgent, agent_names, make_agent, register_agent
 from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
+from . import pairs_agents  # noqa: F401  (registers "pairs_heuristic" and the pairs evaluator)
 from .turn_search import TurnSearch
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "make_agent",

@@ -84,6 +84,11 @@ def terminal_only(state: Any) -> list[float]:
 _EVALUATORS: dict[str, Evaluator] = {"cvc": cvc_evaluate}
 
 
+def register_evaluator(game_name: str, evaluator: Evaluator) -> None:
+    """Make `evaluator` the heuristic evaluator of the game called `game_name` (for greedy, MCTS, expectimax)."""
+    _EVALUATORS[game_name] = evaluator
+
+
 def evaluator_for(game: Any) -> Evaluator:
     """The heuristic evaluator of a game (terminal returns only if the game has none)."""
     return _EVALUATORS.get(game.name, terminal_only)

@@ -1,0 +1,469 @@
+"""The Cave (Pairs deck) game object, and what every state shares whichever engine computes it.
+
+`ThePairsCave` holds the parameters and makes states; `StateMixin` gives both engines the same results,
+notation, records, hidden-information views and rendering on top of their `to_dict()`, `history()` and
+`history_kinds()`.
+
+Returns (2 to 6 players; the match winner decides them): with k co-winners among n players (highest match
+total, after the `tie_break` rule), each winner gets (n - k) / (k (n - 1)) and every other player -1 / (n - 1).
+So a unique winner gets +1, a two-player game is +1/-1 or 0/0 for a draw, a match where everyone ties is 0
+for all, and the returns always sum to 0. `scores()` are the match totals.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..api import CHANCE, TERMINAL, ConfigError, CorruptRecordError, IllegalActionError, sample_chance_outcome
+from .rules import NUM_RANKS, Config, make_config, round_points, rules
+
+RECORD_FORMAT = "cavekit-pairs"
+RECORD_VERSION = 1
+ENGINES = ("compiled", "reference")
+
+# What a node of the game is, recorded for every history entry (`history_kinds()`), so views of the
+# history for one player know which entries that player saw: kind * KIND_STRIDE + the player concerned
+# (the hand dealt to, or the player playing; 0 otherwise). The compiled core uses the same numbers.
+KIND_DEALER, KIND_BURN, KIND_DEAL, KIND_CAVE, KIND_REFILL, KIND_PLAY, KIND_TERMINAL = range(7)
+KIND_STRIDE = 8
+_SETUP_KINDS = (KIND_BURN, KIND_DEAL, KIND_CAVE)
+
+
+def _ranks_text(counts: list[int]) -> str:
+    """`[0, 2, 1, ...]` as `2 2 3`: each card's rank, ascending."""
+    cards = [str(rank + 1) for rank in range(NUM_RANKS) for _ in range(counts[rank])]
+    return " ".join(cards) if cards else "-"
+
+
+class StateMixin:
+    """Results, notation, records, hidden-information views and rendering shared by both engines."""
+
+    _game: "ThePairsCave"
+
+    # -- results ------------------------------------------------------------------------------------
+
+    def winners(self) -> list[int]:
+        """The winning seats of a finished match (several if tied after the tie-break), [] before the end."""
+        if not self.is_terminal():  # type: ignore[attr-defined]
+            return []
+        d = self.to_dict()  # type: ignore[attr-defined]
+        totals = d["totals"]
+        best = max(totals)
+        leaders = [p for p, t in enumerate(totals) if t == best]
+        if len(leaders) > 1 and self._game.config.tie_break == "final_round":
+            final = d["round_scores"][-1]
+            top = max(final[p] for p in leaders)
+            leaders = [p for p in leaders if final[p] == top]
+        return leaders
+
+    def returns(self) -> list[float]:
+        """Zero-sum match returns (see the module docstring); 0 for everyone until the match is over."""
+        n = self._game.num_players
+        winners = self.winners()
+        if not winners:
+            return [0.0] * n
+        k = len(winners)
+        win, lose = (n - k) / (k * (n - 1)), -1.0 / (n - 1)
+        return [win if p in winners else lose for p in range(n)]
+
+    def legal_actions_mask(self) -> list[int]:
+        """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
+        mask = [0] * self._game.num_distinct_actions
+        for a in self.legal_actions():  # type: ignore[attr-defined]
+            mask[a] = 1
+        return mask
+
+    def dealer_seat(self) -> int:
+        """The seat dealing the current round (the last round once the match is over; -1 before the first deal)."""
+        d = self.to_dict()  # type: ignore[attr-defined]
+        if d["first_dealer"] < 0:
+            return -1
+        return (d["first_dealer"] + min(d["round"], self._game.config.num_rounds - 1)) % self._game.num_players
+
+    # -- notation -----------------------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """`play 7` for a player's action; a chance outcome is named by what it does (`refill 7`)."""
+        player = self.current_player()  # type: ignore[attr-defined]
+        if player == CHANCE:
+            return _chance_text(self.node_kind(), action)  # type: ignore[attr-defined]
+        if not 0 <= action < NUM_RANKS:
+            raise IllegalActionError(action, player, f"actions are numbered 0 to {NUM_RANKS - 1} (play rank 1 to 10)")
+        return f"play {action + 1}"
+
+    def string_to_action(self, text: str) -> int:
+        """The action named by `text` (`play 7`; case and spacing do not matter); a bare number is the id."""
+        stripped = " ".join(text.strip().lower().split())
+        if stripped.lstrip("-").isdigit():
+            return int(stripped)
+        player = self.current_player()  # type: ignore[attr-defined]
+        if player == CHANCE:
+            for outcome, _ in self.chance_outcomes():  # type: ignore[attr-defined]
+                if _chance_text(self.node_kind(), outcome) == stripped:  # type: ignore[attr-defined]
+                    return outcome
+        word, _, number = stripped.partition(" ")
+        if word == "play" and number.isdigit() and 1 <= int(number) <= NUM_RANKS:
+            return int(number) - 1
+        legal = "; ".join(self.action_to_string(a) for a in self.legal_actions())  # type: ignore[attr-defined]
+        raise IllegalActionError(text, player, f"no action has that notation; legal now: {legal or 'none'}")
+
+    # -- hidden information -------------------------------------------------------------------------
+
+    def _hands_visible(self) -> bool:
+        return self._game.config.hand_visibility == "open"
+
+    def _check_player(self, player: int) -> None:
+        if not 0 <= player < self._game.num_players:
+            raise ValueError(f"player {player!r} is not a seat of this {self._game.num_players}-player game")
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """Everything `player` can see now (no other hand unless hands are open, no burned card, no deck).
+
+        `unseen` counts, per rank, the cards the player cannot see (other hands, burned cards, deck).
+        """
+        self._check_player(player)
+        d = self.to_dict()  # type: ignore[attr-defined]
+        n = self._game.num_players
+        unseen = list(rules().copies)
+        visible_hands = range(n) if self._hands_visible() else [player]
+        for rank in range(NUM_RANKS):
+            unseen[rank] -= d["cave"][rank] + sum(pile[rank] for pile in d["captured"])
+            unseen[rank] -= sum(d["hands"][q][rank] for q in visible_hands)
+        view = {"player": player, "round": min(d["round"], self._game.config.num_rounds - 1),
+                "rounds": self._game.config.num_rounds, "dealer": self.dealer_seat(),
+                "current_player": self.current_player(),  # type: ignore[attr-defined]
+                "hand": list(d["hands"][player]), "hand_sizes": [sum(h) for h in d["hands"]],
+                "cave": list(d["cave"]), "captured": [list(c) for c in d["captured"]],
+                "played": [list(p) for p in d["played"]], "deck_size": sum(d["deck"]),
+                "burned_count": sum(d["burned"]), "unseen": unseen, "totals": list(d["totals"]),
+                "round_scores": [list(s) for s in d["round_scores"]], "round_points": round_points(d["captured"])}
+        if self._hands_visible():
+            view["hands"] = [list(h) for h in d["hands"]]
+        return view
+
+    def observation_tensor(self, player: int) -> list[float]:
+        """A flat numeric view for `player` (length `game.observation_tensor_size()`); seats listed from `player`.
+
+        Per rank: own hand, Cave, unseen cards; per seat (starting with `player`): captured counts per rank,
+        hand size, match total, points the round would give now; then deck size, rounds left, and one-hot
+        the seat to move (relative to `player`; all zero at chance and terminal nodes).
+        """
+        view = self.observation(player)
+        n = self._game.num_players
+        seats = [(player + i) % n for i in range(n)]
+        tensor: list[float] = [*view["hand"], *view["cave"], *view["unseen"]]
+        for q in seats:
+            tensor += view["captured"][q]
+        tensor += [view["hand_sizes"][q] for q in seats]
+        tensor += [view["totals"][q] for q in seats]
+        tensor += [view["round_points"][q] for q in seats]
+        tensor += [view["deck_size"], self._game.config.num_rounds - len(view["round_scores"])]
+        tensor += [1.0 if view["current_player"] == q else 0.0 for q in seats]
+        return [float(x) for x in tensor]
+
+    def information_state_string(self, player: int) -> str:
+        """Everything `player` has seen, in order: the deal as it reached them, every play and refill, and now.
+
+        Hidden cards (other hands unless hands are open, burned cards) appear as `?`; the deck's order
+        is never shown. Two states give the same string exactly when `player` cannot tell them apart.
+        """
+        self._check_player(player)
+        lines = [f"The Cave (pairs) {json.dumps(self._game.parameters(), sort_keys=True)}; view of p{player}"]
+        events: list[str] = []
+        for action, code in zip(self.history(), self.history_kinds()):  # type: ignore[attr-defined]
+            kind, who = divmod(code, KIND_STRIDE)
+            if kind == KIND_DEALER:
+                events.append(f"p{action} deals first")
+            elif kind == KIND_BURN:
+                events.append("burn ?")
+            elif kind == KIND_DEAL:
+                events.append(f"deal p{who} {action + 1 if who == player or self._hands_visible() else '?'}")
+            elif kind == KIND_CAVE:
+                events.append(f"cave {action + 1}")
+            elif kind == KIND_REFILL:
+                events.append(f"refill {action + 1}")
+            else:
+                events.append(f"p{who} plays {action + 1}")
+        lines.append("seen: " + ", ".join(events))
+        view = self.observation(player)
+        lines.append(f"your hand: {_ranks_text(view['hand'])}")
+        if self._hands_visible():
+            lines.append("hands: " + "; ".join(f"p{q} {_ranks_text(h)}" for q, h in enumerate(view["hands"])))
+        lines.append(f"cave: {_ranks_text(view['cave'])}; deck: {view['deck_size']} cards; "
+                     f"burned: {view['burned_count']}; hand sizes: {view['hand_sizes']}")
+        lines.append("captured: " + "; ".join(f"p{q} {_ranks_text(c)}" for q, c in enumerate(view["captured"])))
+        lines.append(f"totals: {view['totals']}; rounds: {view['round_scores']}; to move: {view['current_player']}")
+        return "\n".join(lines)
+
+    def resample_from_infostate(self, player: int, rng: Any) -> Any:
+        """A full state `player` cannot tell from this one, with the cards they cannot see dealt at random.
+
+        Why this is the right distribution. Think of the 55 cards as distinct physical cards, shuffled
+        uniformly. What `player` has seen in a round fixes some cards' places (their own hand, the Cave's
+        deal, every refill) and says that each card another player played came from that player's hand.
+        Every arrangement of the remaining, unseen physical cards over the remaining places (the rest of
+        each hidden hand, the burned cards, the deck) extends to exactly one deal consistent with all of it,
+        and all deals were equally likely, so given what was seen the unseen cards lie in a uniformly random
+        arrangement. That a played card was in its player's hand only removes that card from the unseen
+        pool; it says nothing about the others, because the unseen cards are exchangeable. So: shuffle the
+        unseen cards, give each hidden hand its known played cards plus the next cards of the shuffle, burn
+        the next ones, and leave the rest in the deck (as ranks this gives the multivariate hypergeometric
+        split of the unseen ranks). Earlier rounds are redrawn the same way (their burned cards and the
+        order hands were dealt are hidden too). The one assumption: opponents' choices of which card to play
+        are not read as evidence about the rest of their hand (a policy-free belief, as in IS-MCTS).
+
+        `rng` is a numpy Generator (or a seed for one). The new state is rebuilt by replaying the redrawn
+        history in the same engine, so it is a legal state of this game with its own valid record.
+        """
+        self._check_player(player)
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        # A search resamples the same position many times: what is hidden where is worked out once.
+        history = self.history()  # type: ignore[attr-defined]
+        cached = getattr(self, "_resample_plan", None)
+        if cached is None or cached[0] != (player, len(history)):
+            kinds = self.history_kinds()  # type: ignore[attr-defined]
+            plan = _ResamplePlan(history, kinds, player, self._hands_visible())
+            self._resample_plan = ((player, len(history)), plan)
+        else:
+            plan = cached[1]
+        return self._game.replay(plan.draw(rng))
+
+    # -- records ------------------------------------------------------------------------------------
+
+    def serialize(self) -> str:
+        """A versioned JSON record: game parameters, full history, and the position it leads to."""
+        return json.dumps({"format": RECORD_FORMAT, "version": RECORD_VERSION,
+                           "params": self._game.parameters(), "history": self.history(),  # type: ignore[attr-defined]
+                           "state": self.to_dict()}, separators=(",", ":"))  # type: ignore[attr-defined]
+
+    def __str__(self) -> str:
+        return render_state(self)
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} pairs players={self._game.num_players} "
+                f"history={len(self.history())} actions>")  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StateMixin) and self._game.parameters() == other._game.parameters() \
+            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore_state, (self._game.parameters(), self._game.engine, self.serialize()))
+
+
+def _restore_state(params: dict[str, Any], engine: str, record: str) -> Any:
+    return ThePairsCave(engine=engine, **params).deserialize_state(record)
+
+
+def _chance_text(kind_code: int, outcome: int) -> str:
+    kind, who = divmod(kind_code, KIND_STRIDE)
+    if kind == KIND_DEALER:
+        return f"p{outcome} deals first"
+    rank = outcome + 1
+    return {KIND_BURN: f"burn {rank}", KIND_DEAL: f"deal {rank} to p{who}", KIND_CAVE: f"cave {rank}",
+            KIND_REFILL: f"refill {rank}"}.get(kind, f"chance outcome {outcome}")
+
+
+def _round_segments(kinds: list[int]) -> list[list[int]]:
+    """History indices of each round (the first-dealer choice belongs to none): setup draws start a round."""
+    segments: list[list[int]] = []
+    previous = -1
+    for i, code in enumerate(kinds):
+        kind = code // KIND_STRIDE
+        if kind == KIND_DEALER:
+            continue
+        if kind in _SETUP_KINDS and (not segments or previous not in _SETUP_KINDS):
+            segments.append([])
+        segments[-1].append(i)
+        previous = kind
+    return segments
+
+
+class _ResamplePlan:
+    """Where one player's unseen cards go in each round of a history, and which ranks are unseen.
+
+    Per round: the unseen cards (the full deck minus every card the player saw leave it, minus the cards
+    other hidden hands have played), each hidden hand's deal slots with the cards known to have been in it,
+    and the burn slots. `draw` shuffles the unseen cards into those places (see `resample_from_infostate`).
+    """
+
+    def __init__(self, history: list[int], kinds: list[int], player: int, hands_visible: bool):
+        self.history = list(history)
+        self.rounds: list[tuple[np.ndarray, list[tuple[list[int], np.ndarray]], list[int]]] = []
+        for segment in _round_segments(kinds):
+            seen = [0] * NUM_RANKS
+            hidden_slots: dict[int, list[int]] = {}
+            known_in_hand: dict[int, list[int]] = {}
+            burn_slots: list[int] = []
+            for i in segment:
+                kind, who = divmod(kinds[i], KIND_STRIDE)
+                rank = history[i]
+                if kind == KIND_BURN:
+                    burn_slots.append(i)
+                elif kind == KIND_DEAL and who != player and not hands_visible:
+                    hidden_slots.setdefault(who, []).append(i)
+                elif kind in (KIND_DEAL, KIND_CAVE, KIND_REFILL):
+                    seen[rank] += 1
+                elif kind == KIND_PLAY and who != player and not hands_visible:
+                    known_in_hand.setdefault(who, []).append(rank)
+            unseen = [copies - seen[rank] for rank, copies in enumerate(rules().copies)]
+            for cards in known_in_hand.values():
+                for rank in cards:
+                    unseen[rank] -= 1
+            pool = np.repeat(np.arange(NUM_RANKS), unseen)
+            hands = [(hidden_slots[who], np.asarray(known_in_hand.get(who, []), dtype=pool.dtype))
+                     for who in sorted(hidden_slots)]
+            self.rounds.append((pool, hands, burn_slots))
+
+    def draw(self, rng: np.random.Generator) -> list[int]:
+        """A history with every hidden card redrawn."""
+        new_history = list(self.history)
+        for pool, hands, burn_slots in self.rounds:
+            pool = pool.copy()
+            rng.shuffle(pool)
+            taken = 0
+            for slots, known in hands:
+                free = len(slots) - len(known)
+                cards = np.concatenate([known, pool[taken:taken + free]])
+                taken += free
+                rng.shuffle(cards)
+                for i, rank in zip(slots, cards.tolist()):
+                    new_history[i] = rank
+            for i, rank in zip(burn_slots, pool[taken:taken + len(burn_slots)].tolist()):
+                new_history[i] = rank
+        return new_history
+
+
+def render_state(state: Any) -> str:
+    """The whole position for a person (every hand shown: this is the full state, not a player's view)."""
+    game = state._game
+    d = state.to_dict()
+    n = game.num_players
+    rounds = game.config.num_rounds
+    player = state.current_player()
+    if player == TERMINAL:
+        status = "match over; winner(s): " + ", ".join(f"p{p}" for p in state.winners())
+    elif player == CHANCE:
+        status = "dealing" if d["first_dealer"] < 0 or d["dealt"] < game.config.setup_cards else "refilling the Cave"
+    else:
+        status = f"p{player} to play"
+    dealer = state.dealer_seat()
+    lines = [f"The Cave (pairs), {n} players, round {min(d['round'], rounds - 1) + 1} of {rounds}, "
+             f"dealer {'?' if dealer < 0 else f'p{dealer}'}; {status}",
+             f"Cave: {_ranks_text(d['cave'])}   deck: {sum(d['deck'])} cards"
+             + (f"   burned: {sum(d['burned'])}" if game.config.burn_cards else "")]
+    points = round_points(d["captured"])
+    for p in range(n):
+        lines.append(f"p{p}: hand {_ranks_text(d['hands'][p])} | captured {_ranks_text(d['captured'][p])} "
+                     f"({points[p]} pts this round) | total {d['totals'][p]}")
+    if d["round_scores"]:
+        lines.append("rounds: " + "; ".join(" ".join(str(x) for x in s) for s in d["round_scores"]))
+    return "\n".join(lines)
+
+
+class ThePairsCave:
+    """The Cave (Pairs deck) with fixed parameters: `players` (2-6), engine, and the rule options of `rules.py`."""
+
+    name = "pairs"
+    num_distinct_actions = NUM_RANKS
+    max_chance_outcomes = NUM_RANKS      # ranks; the first-dealer choice has at most 6 seats
+
+    def __init__(self, players: int = 2, engine: str = "compiled", **params: Any):
+        if engine not in ENGINES:
+            raise ConfigError(f"unknown engine {engine!r} for pairs; available engines: {', '.join(ENGINES)}")
+        self.config: Config = make_config(players, **params)
+        self.num_players = players
+        self.engine = engine
+        c = self.config
+        # Every card leaves the deck at most once per round (one chance node each), plus one play per hand card.
+        self.max_game_length = 1 + c.num_rounds * (rules().total + players * c.hand_size)
+        self.hidden_information = c.hand_visibility == "hidden" or c.burn_cards > 0
+
+    def parameters(self) -> dict[str, Any]:
+        """Everything that defines the game (not the engine): players and every rule option."""
+        return self.config.as_dict()
+
+    def min_utility(self) -> float:
+        return -1.0
+
+    def max_utility(self) -> float:
+        return 1.0
+
+    def observation_tensor_size(self) -> int:
+        """Length of `observation_tensor(player)`."""
+        n = self.num_players
+        return 3 * NUM_RANKS + n * NUM_RANKS + 3 * n + 2 + n
+
+    def new_initial_state(self, seed: int | None = None) -> Any:
+        """The position before the deal; with a seed, the first dealer and the first deal are dealt from it."""
+        state = self._state_class()(self)
+        if seed is not None:
+            rng = np.random.default_rng(seed)
+            while state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+        return state
+
+    def _state_class(self) -> type:
+        if self.engine == "compiled":
+            from .compiled import CompiledState
+            return CompiledState
+        from .reference import ReferenceState
+        return ReferenceState
+
+    def replay(self, history: list[int]) -> Any:
+        """The state reached by applying `history` from the start (IllegalActionError if it is not legal)."""
+        state = self._state_class()(self)
+        fast = getattr(state, "apply_all", None)
+        if fast is not None:
+            fast(history)
+        else:
+            for action in history:
+                state.apply_action(action)
+        return state
+
+    def deserialize_state(self, text: str) -> Any:
+        """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CorruptRecordError(f"line {e.lineno} column {e.colno}", f"not JSON ({e.msg})") from None
+        if not isinstance(record, dict):
+            raise CorruptRecordError("top level", "a record is a JSON object")
+        for key in ("format", "version", "params", "history"):
+            if key not in record:
+                raise CorruptRecordError(key, "missing")
+        if record["format"] != RECORD_FORMAT:
+            raise CorruptRecordError("format", f"{record['format']!r} is not a The Cave (pairs) record")
+        if record["version"] != RECORD_VERSION:
+            raise CorruptRecordError("version", f"version {record['version']!r}; this cavekit reads {RECORD_VERSION}")
+        if not isinstance(record["params"], dict):
+            raise CorruptRecordError("params", "must be a JSON object of game parameters")
+        if "state" in record and not isinstance(record["state"], dict):
+            raise CorruptRecordError("state", "must be a JSON object (the position)")
+        if record["params"] != self.parameters():
+            diff = sorted(k for k in set(record["params"]) | set(self.parameters())
+                          if record["params"].get(k) != self.parameters().get(k))
+            raise CorruptRecordError("params", f"the record's parameters differ from this game's in {', '.join(diff)}")
+        if not isinstance(record["history"], list):
+            raise CorruptRecordError("history", "must be a list of action numbers")
+        state = self._state_class()(self)
+        for i, action in enumerate(record["history"]):
+            try:
+                state.apply_action(action)
+            except IllegalActionError as e:
+                raise CorruptRecordError(f"history[{i}]", str(e)) from None
+        if "state" in record:
+            replayed = state.to_dict()
+            for key in sorted(set(replayed) | set(record["state"])):
+                if record["state"].get(key) != replayed.get(key):
+                    raise CorruptRecordError(f"state.{key}", f"recorded {record['state'].get(key)!r}, "
+                                             f"but the history leads to {replayed.get(key)!r}")
+        return state
+
+    def __repr__(self) -> str:
+        return f"ThePairsCave(players={self.num_players}, engine={self.engine!r})"
