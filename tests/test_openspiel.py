@@ -1,0 +1,282 @@
+"""The OpenSpiel adapter: OpenSpiel's own conformance test on every game and variant, and its searchers playing."""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+from cavekit.core import ConfigError, game_names, load_game
+from cavekit.core.api import sample_chance_outcome
+from cavekit.core.openspiel import (CavekitBot, from_engine_state, load_openspiel_game, openspiel_name,
+                                    register_games, seeded_resampler)
+from cavekit.core.tensors import observation_encoder
+from cavekit.search import make_agent
+
+# Variants checked per game: every player count's extremes and a couple of rule options. A game added to the
+# registry later is still checked with its defaults.
+VARIANTS = {
+    "cvc": [{"players": 2}, {"players": 1},
+            {"players": 2, "undermining_ignores": "one_wall", "additional_cavern_walls": [3, 4],
+             "tie_break_when_top_rooms_equal": "next_highest_room"},
+            {"players": 1, "solo_reveal_timing": "per_single_excavation_effect",
+             "orange_room_usable_from": "next_round"}],
+    "pairs": [{"players": 2}, {"players": 6}, {"players": 3, "hand_visibility": "open"},
+              {"players": 2, "burn_cards": 1, "rounds": 1, "tie_break": "final_round"}],
+}
+ALL_VARIANTS = [(name, params) for name in game_names() for params in VARIANTS.get(name, [{}])]
+IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in params.items()) or 'default'}" for name, params in ALL_VARIANTS]
+# Few simulations: a two-player Cave vs Cave game is ~185 actions, and the test also serializes each state.
+RANDOM_SIMULATIONS = {"cvc": 2, "pairs": 3}
+
+
+def _random_playout(state: pyspiel.State, rng: np.random.Generator, stop_after: int | None = None) -> None:
+    while not state.is_terminal() and (stop_after is None or len(state.history()) < stop_after):
+        if state.is_chance_node():
+            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_every_cavekit_game_is_registered_with_pyspiel():
+    names = register_games()
+    assert names == [openspiel_name(name) for name in game_names()]
+    assert set(names) <= set(pyspiel.registered_names())
+    assert register_games() == names   # registering again changes nothing
+
+
+@pytest.mark.parametrize("name,params", ALL_VARIANTS, ids=IDS)
+def test_openspiel_random_sim_test_with_serialization(name, params):
+    game = load_openspiel_game(name, **params)
+    pyspiel.random_sim_test(game, num_sims=RANDOM_SIMULATIONS.get(name, 2), serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("name,params", ALL_VARIANTS, ids=IDS)
+def test_game_type_and_info_describe_the_cavekit_game(name, params):
+    game = load_openspiel_game(name, **params)
+    ours = load_game(name, **params)
+    kind = game.get_type()
+    assert game.cavekit_game.parameters() == ours.parameters()
+    assert kind.short_name == openspiel_name(name)
+    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    hidden = getattr(ours, "hidden_information", False)
+    assert kind.information == (pyspiel.GameType.Information.IMPERFECT_INFORMATION if hidden
+                                else pyspiel.GameType.Information.PERFECT_INFORMATION)
+    expected_utility = (pyspiel.GameType.Utility.GENERAL_SUM if ours.num_players == 1
+                        else pyspiel.GameType.Utility.ZERO_SUM)
+    assert kind.utility == expected_utility
+    assert kind.min_num_players <= ours.num_players <= kind.max_num_players
+    assert game.num_players() == ours.num_players
+    assert game.num_distinct_actions() == ours.num_distinct_actions
+    assert game.max_chance_outcomes() == ours.max_chance_outcomes
+    assert game.max_game_length() == ours.max_game_length
+    assert (game.min_utility(), game.max_utility()) == (ours.min_utility(), ours.max_utility())
+
+
+def test_player_ranges_and_solo_returns_points():
+    assert (pyspiel.load_game("cavekit_cvc").get_type().min_num_players,
+            pyspiel.load_game("cavekit_cvc").get_type().max_num_players) == (1, 2)
+    solo = load_openspiel_game("cvc", players=1)
+    state = solo.new_initial_state()
+    _random_playout(state, np.random.default_rng(3))
+    assert state.returns() == [float(state.engine_state.scores()[0])]   # solo: the final score
+
+
+@pytest.mark.parametrize("name,params", ALL_VARIANTS, ids=IDS)
+def test_adapter_follows_the_engine_action_by_action(name, params):
+    game = load_openspiel_game(name, **params)
+    state = game.new_initial_state()
+    engine = load_game(name, **params).new_initial_state()
+    rng = np.random.default_rng(11)
+    while not engine.is_terminal():
+        assert state.current_player() == engine.current_player()
+        assert state.legal_actions() == engine.legal_actions()
+        if engine.current_player() < 0:
+            assert state.chance_outcomes() == engine.chance_outcomes()
+            action = sample_chance_outcome(engine.chance_outcomes(), rng.random())
+        else:
+            legal = engine.legal_actions()
+            action = legal[rng.integers(len(legal))]
+        assert state.action_to_string(state.current_player(), action) == engine.action_to_string(action)
+        state.apply_action(action)
+        engine.apply_action(action)
+    assert state.is_terminal()
+    assert state.history() == engine.history()
+    assert state.returns() == engine.returns()
+    assert str(state) == str(engine)
+
+
+def test_illegal_action_is_refused_and_leaves_the_state_unchanged():
+    game = load_openspiel_game("cvc")
+    state = game.new_initial_state()
+    _random_playout(state, np.random.default_rng(5), stop_after=30)
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
+    before = state.serialize()
+    with pytest.raises(ValueError, match="illegal action"):
+        state.apply_action(illegal)
+    assert state.serialize() == before
+
+
+def test_clone_is_an_independent_copy_made_by_the_engine():
+    game = load_openspiel_game("cvc")
+    state = game.new_initial_state()
+    _random_playout(state, np.random.default_rng(2), stop_after=60)
+    copy_ = state.clone()
+    assert copy_.history() == state.history()
+    assert copy_.engine_state is not state.engine_state
+    assert copy_.engine_state.to_dict() == state.engine_state.to_dict()
+    _random_playout(copy_, np.random.default_rng(9))
+    assert copy_.is_terminal() and not state.is_terminal()
+    assert len(state.history()) == 60
+    # Python's copy module goes through the engine's clone too (OpenSpiel clones attributes this way).
+    slot = copy.deepcopy(state._slot)
+    assert slot.state is not state.engine_state and slot.state.to_dict() == state.engine_state.to_dict()
+
+
+@pytest.mark.parametrize("name,params", [("cvc", {"players": 2, "additional_cavern_walls": [3, 4]}),
+                                         ("pairs", {"players": 3})])
+def test_serialization_round_trips_through_openspiel_and_pickle(name, params):
+    game = load_openspiel_game(name, **params)
+    state = game.new_initial_state()
+    _random_playout(state, np.random.default_rng(4), stop_after=50)
+    text = pyspiel.serialize_game_and_state(game, state)
+    game2, state2 = pyspiel.deserialize_game_and_state(text)
+    assert str(game2) == str(game)
+    assert state2.history() == state.history()
+    assert state2.engine_state.serialize() == state.engine_state.serialize()
+    restored = pickle.loads(pickle.dumps(state))
+    assert restored.engine_state.to_dict() == state.engine_state.to_dict()
+    assert str(pickle.loads(pickle.dumps(game))) == str(game)
+
+
+def test_parameters_pass_through_game_strings():
+    game = pyspiel.load_game("cavekit_cvc(players=1,additional_cavern_walls=3;4,undermining_ignores=one_wall)")
+    params = game.cavekit_game.parameters()
+    assert (params["players"], params["additional_cavern_walls"], params["undermining_ignores"]) == (1, [3, 4], "one_wall")
+    assert pyspiel.load_game("cavekit_cvc(engine=reference)").cavekit_game.engine == "reference"
+    pairs = pyspiel.load_game("cavekit_pairs(players=4)").cavekit_game
+    assert pairs.config.hand_size == load_game("pairs", players=4).config.hand_size   # -1: the rules' default
+    assert pyspiel.load_game("cavekit_pairs(rounds=1)").cavekit_game.config.num_rounds == 1
+
+
+def test_bad_parameters_get_errors_naming_what_is_allowed():
+    with pytest.raises(ConfigError, match="1 .solo. or 2 players"):
+        pyspiel.load_game("cavekit_cvc(players=3)")
+    with pytest.raises(ConfigError, match="allowed values: 'all_walls', 'one_wall'"):
+        pyspiel.load_game("cavekit_cvc(undermining_ignores=none)")
+    with pytest.raises(ConfigError, match="int values separated by ';'"):
+        pyspiel.load_game("cavekit_cvc(additional_cavern_walls=a;b)")
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'walls'.*Available parameters"):
+        pyspiel.load_game("cavekit_cvc(walls=3)")
+    with pytest.raises(ConfigError, match="a number or 'players'"):
+        load_openspiel_game("pairs", rounds="all")
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_cvc_observation_tensor_holds_the_whole_position_within_its_bounds(players):
+    game = load_openspiel_game("cvc", players=players)
+    encoder = observation_encoder(game.cavekit_game)
+    low, high = encoder.low, encoder.high
+    state = game.new_initial_state()
+    rng = np.random.default_rng(8)
+    seen: dict[bytes, dict] = {}
+    while not state.is_terminal():
+        tensor = np.asarray(state.observation_tensor(0), np.float32)
+        assert tensor.shape == tuple(game.observation_tensor_shape())
+        assert np.all(tensor >= low) and np.all(tensor <= high)
+        position = state.engine_state.to_dict()
+        # Different positions never share a vector (the two lookups agree both ways).
+        assert seen.setdefault(tensor.tobytes(), position) == position
+        _random_playout(state, rng, stop_after=len(state.history()) + 1)
+    assert len(seen) > 50
+
+
+def test_perfect_information_views_agree_and_resampling_returns_the_same_state():
+    game = load_openspiel_game("cvc")
+    state = game.new_initial_state()
+    _random_playout(state, np.random.default_rng(1), stop_after=40)
+    assert state.observation_string(0) == state.observation_string(1)
+    assert state.information_state_string(0) == state.engine_state.serialize()
+    world = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(1, 0.0, 1.0))
+    assert world.history() == state.history()
+
+
+def test_hidden_information_views_and_resampling():
+    game = load_openspiel_game("pairs", players=3)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(6)
+    _random_playout(state, rng, stop_after=40)
+    while state.is_chance_node():
+        _random_playout(state, rng, stop_after=len(state.history()) + 1)
+    player = state.current_player()
+    assert state.information_state_string(player) != state.information_state_string((player + 1) % 3)
+    worlds = [seeded_resampler(seed)(state, player) for seed in range(8)]
+    for world in worlds:
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.observation_string(player) == state.observation_string(player)
+        assert world.legal_actions() == state.legal_actions()
+    # The other hands are redrawn: some determinization differs from the true deal.
+    assert any(w.history() != state.history() for w in worlds)
+    # Same seed, same determinization.
+    assert seeded_resampler(3)(state, player).history() == seeded_resampler(3)(state, player).history()
+
+
+def _play_with_bots(game: pyspiel.Game, bots: list, seed: int) -> list[float]:
+    return evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(seed))
+
+
+@pytest.mark.parametrize("name,params", [("cvc", {"players": 2}), ("cvc", {"players": 1}), ("pairs", {"players": 2})])
+def test_openspiel_python_mcts_plays_a_full_game_against_a_cavekit_agent(name, params):
+    game = load_openspiel_game(name, **params)
+    random_state = np.random.RandomState(7)
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=6,
+                       evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state),
+                       random_state=random_state)
+    bots = [bot] + [CavekitBot(make_agent("random", game.cavekit_game, seed=p)) for p in range(1, game.num_players())]
+    returns = _play_with_bots(game, bots, seed=7)
+    assert len(returns) == game.num_players()
+    assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+    if game.num_players() > 1:
+        assert sum(returns) == pytest.approx(0.0)
+
+
+def test_openspiel_ismcts_plays_a_full_hidden_information_game_reproducibly():
+    game = load_openspiel_game("pairs", players=2)
+
+    def play() -> list[int]:
+        random_state = np.random.RandomState(5)
+        bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state),
+                               uct_c=1.0, max_simulations=20, random_state=random_state)
+        bot.set_resampler(seeded_resampler(5))
+        state = game.new_initial_state()
+        opponent = CavekitBot(make_agent("random", game.cavekit_game, seed=1))
+        rng = np.random.default_rng(5)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+            else:
+                state.apply_action(int(bot.step(state)) if state.current_player() == 0 else opponent.step(state))
+        assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+        return state.history()
+
+    assert play() == play()
+
+
+def test_from_engine_state_rebuilds_the_same_position():
+    engine = load_game("cvc").new_initial_state()
+    rng = np.random.default_rng(12)
+    while len(engine.history()) < 70:
+        if engine.current_player() < 0:
+            engine.apply_action(sample_chance_outcome(engine.chance_outcomes(), rng.random()))
+        else:
+            engine.apply_action(int(rng.choice(engine.legal_actions())))
+    state = from_engine_state(load_openspiel_game("cvc"), engine)
+    assert state.history() == engine.history()
+    assert state.engine_state.to_dict() == engine.to_dict()
