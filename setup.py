@@ -53,7 +53,8 @@ setup(
     package_dir=PACKAGE_DIRS,
     packages=packages(),
     package_data={"cavekit.core.cvc": ["data/*.json", "*.pxd"],
-                  "cavekit.core.pairs": ["data/*.json", "*.pxd"]},
+                  "cavekit.core.pairs": ["data/*.json", "*.pxd"],
+                  "cavekit.core.cavum": ["data/*.json"]},
     ext_modules=extensions(),
     zip_safe=False,
 )

@@ -30,6 +30,8 @@ def _register_builtin_games() -> None:
     register_game("cvc", CaveVsCave)
     from .pairs.game import ThePairsCave
     register_game("pairs", ThePairsCave)
+    from .cavum.game import Cavum
+    register_game("cavum", Cavum)
 
 
 _register_builtin_games()

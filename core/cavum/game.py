@@ -1,0 +1,355 @@
+"""The Cavum game object, and what every Cavum state shares: results, notation, records, hidden information.
+
+Returns (2 to 4 players, the same convention as The Cave (pairs)): with k co-winners among n players each
+winner gets (n - k) / (k (n - 1)) and every other player -1 / (n - 1); a unique winner gets +1, two players
+get +1/-1, and the returns always sum to 0. The winner has the highest score; a tie goes to the lower
+phase-3 sequence card (`final_tie_break`; with `draw` tied leaders share the win). `scores()` are the
+scoring-track positions.
+
+Hidden information. The only hidden thing in Cavum is the colours of the stones a player holds (the order
+deck is a chance node: a card's identity is drawn when it is turned up). Prospecting is public, so a player
+with perfect memory can deduce every hand; the default model (`stones_in_hand_visibility =
+hidden_colours_public_history`) is the table game as people play it: each player sees the board, the scales,
+every order card and how many stones each player holds, but not the colours of the others' stones (it does
+not replay the routes to deduce them). `information_state_string(player)` is that view, so two positions
+that differ only in the colours of other players' stones look the same. The final sale reveals all stones.
+With `stones_in_hand_visibility = public` (the perfect-memory variant) everything is visible and
+`hidden_information` is False.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..api import CHANCE, ConfigError, CorruptRecordError, IllegalActionError, sample_chance_outcome
+from .actions import action_table, normalize_text
+from .rules import MAX_BID, Config, make_config, rules
+
+RECORD_FORMAT = "cavekit-cavum"
+RECORD_VERSION = 1
+ENGINES = ("reference",)
+RESAMPLE_TRIES = 500
+
+
+class StateMixin:
+    """Results, notation, records, hidden-information views and rendering shared by Cavum engines."""
+
+    _game: "Cavum"
+
+    # -- results ------------------------------------------------------------------------------------
+
+    def winners(self) -> list[int]:
+        """The winning seats of a finished game (several only if tied under `final_tie_break=draw`)."""
+        if not self.is_terminal():  # type: ignore[attr-defined]
+            return []
+        scores = self.scores()  # type: ignore[attr-defined]
+        best = max(scores)
+        leaders = [p for p, s in enumerate(scores) if s == best]
+        if len(leaders) > 1 and self._game.config.final_tie_break == "lowest_sequence_card_of_phase_3":
+            cards = self.to_dict()["last_cards"]  # type: ignore[attr-defined]
+            leaders = [min(leaders, key=lambda p: cards[p])]
+        return leaders
+
+    def returns(self) -> list[float]:
+        """Zero-sum returns (see the module docstring); 0 for everyone until the game is over."""
+        n = self._game.num_players
+        winners = self.winners()
+        if not winners:
+            return [0.0] * n
+        k = len(winners)
+        win, lose = (n - k) / (k * (n - 1)), -1.0 / (n - 1)
+        return [win if p in winners else lose for p in range(n)]
+
+    def legal_actions_mask(self) -> list[int]:
+        """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
+        mask = [0] * self._game.num_distinct_actions
+        for a in self.legal_actions():  # type: ignore[attr-defined]
+            mask[a] = 1
+        return mask
+
+    # -- notation -----------------------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """Readable, stable notation of an action (a chance outcome names the order card turned up)."""
+        if self.current_player() == CHANCE:  # type: ignore[attr-defined]
+            cards = rules().order_cards
+            return f"turn up {cards[action].id}" if 0 <= action < len(cards) else f"chance outcome {action}"
+        table = action_table()
+        if not 0 <= action < len(table):
+            raise IllegalActionError(action, self.current_player(),  # type: ignore[attr-defined]
+                                     f"actions are numbered 0 to {len(table) - 1}")
+        return table.specs[action].text
+
+    def string_to_action(self, text: str) -> int:
+        """The action named by `text` (case, spacing and parentheses do not matter); a number is taken as the id."""
+        stripped = text.strip()
+        if stripped.lstrip("-").isdigit():
+            return int(stripped)
+        if self.current_player() == CHANCE:  # type: ignore[attr-defined]
+            for outcome, _ in self.chance_outcomes():  # type: ignore[attr-defined]
+                if normalize_text(self.action_to_string(outcome)) == normalize_text(stripped):
+                    return outcome
+        action = action_table().by_text.get(normalize_text(stripped))
+        if action is None:
+            legal = "; ".join(self.action_to_string(a) for a in self.legal_actions()[:12])  # type: ignore[attr-defined]
+            raise IllegalActionError(text, self.current_player(),  # type: ignore[attr-defined]
+                                     f"no action has that notation; legal now: {legal or 'none'}")
+        return action
+
+    # -- hidden information -------------------------------------------------------------------------
+
+    def _check_player(self, player: int) -> None:
+        if not isinstance(player, int) or not 0 <= player < self._game.num_players:
+            raise ValueError(f"player {player!r} is not a seat of this {self._game.num_players}-player game")
+
+    def _hands_visible(self) -> bool:
+        from .reference import FINAL_SALE, OVER
+        return not self._game.config.hidden_stones or self.to_dict()["stage"] in (FINAL_SALE, OVER)  # type: ignore[attr-defined]
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """The position as `player` sees it: others' stones only as counts unless stones are public."""
+        self._check_player(player)
+        d = self.to_dict()  # type: ignore[attr-defined]
+        k = len(rules().colours)
+        hands = d.pop("hands")
+        view = {"player": player, **d,
+                "hand": hands[player * k:(player + 1) * k],
+                "stone_counts": [sum(hands[q * k:(q + 1) * k]) for q in range(self._game.num_players)]}
+        if self._hands_visible():
+            view["hands"] = [hands[q * k:(q + 1) * k] for q in range(self._game.num_players)]
+        return view
+
+    def observation_tensor(self, player: int) -> list[float]:
+        """A flat numeric view for `player` (length `game.observation_tensor_size()`); seats listed from `player`.
+
+        Per mountain cell: stack height, top kind (1-4, 0 empty), top is dynamite, top rotation, vein stones,
+        vein colour (1-6, 0 none), station seat (1 + seat relative to `player`, 0 none); per city space its
+        station seat; the 54 scale spaces; per seat: score, sequence card, actions used, the 10 action-board
+        pieces, options, prospect, stones held, and stones by colour (0 for others while colours are hidden);
+        per order card: owner seat (0 none, n + 1 fulfilled), in the display, chips; the buy pool (10 pieces
+        and stations per seat); phase, stage, and one-hot the seat to move.
+        """
+        view = self.observation(player)
+        n = self._game.num_players
+        seats = [(player + i) % n for i in range(n)]
+        relative = {q: 1 + i for i, q in enumerate(seats)}
+        r = rules()
+        k = len(r.colours)
+        out: list[float] = []
+        for cell in range(r.num_cells):
+            code = self.top(cell)  # type: ignore[attr-defined]
+            piece, rotation = ((code - 1) % 8, (code - 1) // 8) if code else (-2, 0)
+            out += [view["height"][cell], piece // 2 + 1 if code else 0, piece % 2 if code else 0, rotation,
+                    view["vein_stones"][cell], view["vein_colour"][cell] + 1,
+                    relative.get(view["station"][cell], 0)]
+        out += [relative.get(owner, 0) for owner in view["city_station"]]
+        out += view["scale"]
+        hands = view.get("hands")
+        for q in seats:
+            out += [view["scores_"][q], view["seq_card"][q], view["used"][q], *view["board"][q * 10:(q + 1) * 10],
+                    view["options"][q], view["prospects"][q], view["stone_counts"][q]]
+            out += hands[q] if hands else (view["hand"] if q == player else [0] * k)
+        for i, owner in enumerate(view["owner"]):
+            out += [n + 1 if owner == -2 else relative.get(owner, 0), 1 if i in view["display"] else 0,
+                    view["chips"][i]]
+        out += view["pool"] + [view["pool_stations"][q] for q in seats]
+        out += [view["phase"], view["stage"]] + [1 if view["to_move"] == q else 0 for q in seats]
+        return [float(x) for x in out]
+
+    def information_state_string(self, player: int) -> str:
+        """What `player` knows now, as text: equal for two positions exactly when `player` cannot tell them apart."""
+        view = self.observation(player)
+        return f"Cavum {json.dumps(self._game.parameters(), sort_keys=True)}; view of p{player}\n" \
+               + json.dumps(view, sort_keys=True, separators=(",", ":"))
+
+    def resample_from_infostate(self, player: int, rng: Any) -> Any:
+        """A position `player` cannot tell from this one, the others' stone colours redealt at random.
+
+        Think of the stones in other players' hands as distinct physical stones. What `player` sees fixes
+        how many each other player holds and, colour by colour, how many are out in other hands (9 minus
+        the scale, the veins and their own hand). Every way of handing those stones out with the right
+        counts is consistent with the view, except that a player bidding in, or selling, the colour now
+        being sold has shown a stone of it; so: shuffle the unseen stones, deal each other player their
+        count, and reject deals that break the shown-stone condition (the true deal always satisfies it, so
+        rejection gives the uniform distribution over consistent deals). Opponents' choices are not read as
+        evidence (a policy-free belief, as in IS-MCTS). The result is a position for search, not a record:
+        its history is this game's history, which would replay to the true hands.
+        """
+        self._check_player(player)
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        world = self.clone()  # type: ignore[attr-defined]
+        if self._hands_visible():
+            return world
+        k = len(rules().colours)
+        n = self._game.num_players
+        hands = world.hands
+        others = [q for q in range(n) if q != player]
+        counts = [sum(hands[q * k:(q + 1) * k]) for q in others]
+        pool = [c for q in others for c in range(k) for _ in range(hands[q * k + c])]
+        if not pool:
+            return world
+        must = world.shown_stone_holders()
+        for _ in range(RESAMPLE_TRIES):
+            stones = rng.permutation(pool)
+            dealt = {}
+            i = 0
+            for q, count in zip(others, counts):
+                row = [0] * k
+                for c in stones[i:i + count]:
+                    row[int(c)] += 1
+                dealt[q] = row
+                i += count
+            if all(dealt[q][c] > 0 for q, c in must if q != player):
+                for q, row in dealt.items():
+                    hands[q * k:(q + 1) * k] = row
+                return world
+        return world   # the true deal: only reached if consistent deals are vanishingly rare
+
+    # -- records ------------------------------------------------------------------------------------
+
+    def serialize(self) -> str:
+        """A versioned JSON record: game parameters, full history, and the position it leads to."""
+        return json.dumps({"format": RECORD_FORMAT, "version": RECORD_VERSION,
+                           "params": self._game.parameters(), "history": self.history(),  # type: ignore[attr-defined]
+                           "state": self.to_dict()}, separators=(",", ":"))  # type: ignore[attr-defined]
+
+    def __str__(self) -> str:
+        from .render import render_state
+        return render_state(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} cavum players={self._game.num_players} " \
+               f"history={len(self.history())} actions>"  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StateMixin) and self._game.parameters() == other._game.parameters() \
+            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore_state, (self._game.parameters(), self._game.engine, self.serialize()))
+
+
+def _restore_state(params: dict[str, Any], engine: str, record: str) -> Any:
+    return Cavum(engine=engine, **params).deserialize_state(record)
+
+
+class Cavum:
+    """Cavum with fixed parameters: `players` (2-4), engine, and the rule options of `rules.py`."""
+
+    name = "cavum"
+    zero_sum = True            # returns always sum to 0 (see the module docstring)
+
+    def __init__(self, players: int = 2, engine: str = "reference", **params: Any):
+        if engine not in ENGINES:
+            raise ConfigError(f"unknown engine {engine!r} for cavum; available engines: {', '.join(ENGINES)}")
+        self.config: Config = make_config(players, **params)
+        self.num_players = players
+        self.engine = engine
+        r = rules()
+        self.num_distinct_actions = len(action_table())
+        self.max_chance_outcomes = len(r.order_cards)
+        self.hidden_information = self.config.hidden_stones
+        nodes = r.num_cells + r.num_spaces
+        # Per phase: draws; auctions (each bid raises, so at most MAX_BID + 1 bids, plus passes and the card);
+        # picks; building (12 actions, option takes, turn ends, a route through every node, stone choices);
+        # the colour sale (bids fall from at most 9) and the order sale; then the final sale of all stones.
+        auction = 4 * (MAX_BID + 2 + players)
+        picks = len(r.order_cards) + players
+        building = players * (3 * r.actions_per_phase + nodes + r.num_cells)
+        sales = len(r.colours) * (9 * players + players + 1) + len(r.order_cards) + players
+        per_phase = 5 + auction + picks + building + sales
+        self.max_game_length = r.phases * per_phase + len(r.colours) * r.stones_per_colour
+
+    def parameters(self) -> dict[str, Any]:
+        """Everything that defines the game (not the engine): players and every rule option."""
+        return self.config.as_dict()
+
+    def turn_is_over(self, before: Any, action: int, after: Any) -> bool:
+        """For turn-based search: a player's turn is over once someone else (or chance) is to move."""
+        return before.current_player() != CHANCE and after.current_player() != before.current_player()
+
+    def finish_turn_action(self, state: Any) -> int | None:
+        """`end turn` when it is legal (a search out of budget ends the turn with it), else None."""
+        from .actions import END_TURN
+        end = action_table().id(END_TURN)
+        return end if state.current_player() >= 0 and end in state.legal_actions() else None
+
+    def observation_tensor_size(self) -> int:
+        """Length of `observation_tensor(player)`."""
+        r = rules()
+        n = self.num_players
+        return (7 * r.num_cells + r.num_spaces + 9 * len(r.colours) + n * (16 + len(r.colours))
+                + 3 * len(r.order_cards) + 10 + n + 2 + n)
+
+    def min_utility(self) -> float:
+        return -1.0
+
+    def max_utility(self) -> float:
+        return 1.0
+
+    def new_initial_state(self, seed: int | None = None) -> Any:
+        """The position before the first order cards are turned up; with a seed they are turned up from it."""
+        state = self._state_class()(self)
+        if seed is not None:
+            rng = np.random.default_rng(seed)
+            while state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+        return state
+
+    def _state_class(self) -> type:
+        from .reference import ReferenceState
+        return ReferenceState
+
+    def replay(self, history: list[int]) -> Any:
+        """The state reached by applying `history` from the start (IllegalActionError if it is not legal)."""
+        state = self._state_class()(self)
+        for action in history:
+            state.apply_action(action)
+        return state
+
+    def deserialize_state(self, text: str) -> Any:
+        """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CorruptRecordError(f"line {e.lineno} column {e.colno}", f"not JSON ({e.msg})") from None
+        if not isinstance(record, dict):
+            raise CorruptRecordError("top level", "a record is a JSON object")
+        for key in ("format", "version", "params", "history"):
+            if key not in record:
+                raise CorruptRecordError(key, "missing")
+        if record["format"] != RECORD_FORMAT:
+            raise CorruptRecordError("format", f"{record['format']!r} is not a Cavum record")
+        if record["version"] != RECORD_VERSION:
+            raise CorruptRecordError("version", f"version {record['version']!r}; this cavekit reads {RECORD_VERSION}")
+        if not isinstance(record["params"], dict):
+            raise CorruptRecordError("params", "must be a JSON object of game parameters")
+        if "state" in record and not isinstance(record["state"], dict):
+            raise CorruptRecordError("state", "must be a JSON object (the position)")
+        if record["params"] != self.parameters():
+            diff = sorted(k for k in set(record["params"]) | set(self.parameters())
+                          if record["params"].get(k) != self.parameters().get(k))
+            raise CorruptRecordError("params", f"the record's parameters differ from this game's in {', '.join(diff)}")
+        if not isinstance(record["history"], list):
+            raise CorruptRecordError("history", "must be a list of action numbers")
+        state = self._state_class()(self)
+        for i, action in enumerate(record["history"]):
+            try:
+                state.apply_action(action)
+            except IllegalActionError as e:
+                raise CorruptRecordError(f"history[{i}]", str(e)) from None
+        if "state" in record:
+            replayed = state.to_dict()
+            for key in sorted(set(replayed) | set(record["state"])):
+                if record["state"].get(key) != replayed.get(key):
+                    raise CorruptRecordError(f"state.{key}", f"recorded {record['state'].get(key)!r}, "
+                                             f"but the history leads to {replayed.get(key)!r}")
+        return state
+
+    def __repr__(self) -> str:
+        return f"Cavum(players={self.num_players}, engine={self.engine!r})"
