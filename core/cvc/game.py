@@ -5,12 +5,12 @@ notation, records and rendering on top of their `to_dict()`, `scores()` and `roo
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, CorruptRecordError, IllegalActionError, sample_chance_outcome
+from ..api import CHANCE, ConfigError, IllegalActionError, sample_chance_outcome
+from ..records import read_record, write_record
 from .actions import action_table, normalize_text
 from .render import render_state
 from .rules import NUM_ROOMS, Config, make_config, rules
@@ -100,9 +100,8 @@ class StateMixin:
 
     def serialize(self) -> str:
         """A versioned JSON record: game parameters, full history, and the position it leads to."""
-        return json.dumps({"format": RECORD_FORMAT, "version": RECORD_VERSION,
-                           "params": self._game.parameters(), "history": self.history(),  # type: ignore[attr-defined]
-                           "state": self.to_dict()}, separators=(",", ":"))  # type: ignore[attr-defined]
+        return write_record(RECORD_FORMAT, RECORD_VERSION, self._game.parameters(),
+                            self.history(), self.to_dict())  # type: ignore[attr-defined]
 
     def __str__(self) -> str:
         return render_state(self)
@@ -191,42 +190,8 @@ class CaveVsCave:
 
     def deserialize_state(self, text: str) -> Any:
         """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CorruptRecordError(f"line {e.lineno} column {e.colno}", f"not JSON ({e.msg})") from None
-        if not isinstance(record, dict):
-            raise CorruptRecordError("top level", "a record is a JSON object")
-        for key in ("format", "version", "params", "history"):
-            if key not in record:
-                raise CorruptRecordError(key, "missing")
-        if record["format"] != RECORD_FORMAT:
-            raise CorruptRecordError("format", f"{record['format']!r} is not a Cave vs Cave record")
-        if record["version"] != RECORD_VERSION:
-            raise CorruptRecordError("version", f"version {record['version']!r}; this cavekit reads {RECORD_VERSION}")
-        if not isinstance(record["params"], dict):
-            raise CorruptRecordError("params", "must be a JSON object of game parameters")
-        if "state" in record and not isinstance(record["state"], dict):
-            raise CorruptRecordError("state", "must be a JSON object (the position)")
-        if record["params"] != self.parameters():
-            diff = sorted(k for k in set(record["params"]) | set(self.parameters())
-                          if record["params"].get(k) != self.parameters().get(k))
-            raise CorruptRecordError("params", f"the record's parameters differ from this game's in {', '.join(diff)}")
-        if not isinstance(record["history"], list):
-            raise CorruptRecordError("history", "must be a list of action numbers")
-        state = self.new_initial_state()
-        for i, action in enumerate(record["history"]):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as e:
-                raise CorruptRecordError(f"history[{i}]", str(e)) from None
-        if "state" in record:
-            replayed = state.to_dict()
-            for key in sorted(set(replayed) | set(record["state"])):
-                if record["state"].get(key) != replayed.get(key):
-                    raise CorruptRecordError(f"state.{key}", f"recorded {record['state'].get(key)!r}, "
-                                             f"but the history leads to {replayed.get(key)!r}")
-        return state
+        return read_record(text, RECORD_FORMAT, RECORD_VERSION, "Cave vs Cave", self.parameters(),
+                           self.new_initial_state)
 
     def __repr__(self) -> str:
         return f"CaveVsCave(players={self.num_players}, engine={self.engine!r})"
