@@ -232,11 +232,16 @@ def _play_with_bots(game: pyspiel.Game, bots: list, seed: int) -> list[float]:
     return evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(seed))
 
 
-@pytest.mark.parametrize("name,params", [("cvc", {"players": 2}), ("cvc", {"players": 1}), ("pairs", {"players": 2})])
+MCTS_GAMES = [(name, params) for name in game_names() for params in VARIANTS.get(name, [{}])[:2]]
+# Each simulation ends in a random rollout; Cavum's reference engine plays about 7 random games per second.
+MCTS_SIMULATIONS = {"cavum": 2}
+
+
+@pytest.mark.parametrize("name,params", MCTS_GAMES, ids=[f"{n}-{p}" for n, p in MCTS_GAMES])
 def test_openspiel_python_mcts_plays_a_full_game_against_a_cavekit_agent(name, params):
     game = load_openspiel_game(name, **params)
     random_state = np.random.RandomState(7)
-    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=6,
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=MCTS_SIMULATIONS.get(name, 6),
                        evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state),
                        random_state=random_state)
     bots = [bot] + [CavekitBot(make_agent("random", game.cavekit_game, seed=p)) for p in range(1, game.num_players())]
