@@ -96,3 +96,25 @@ def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> in
         if u < total:
             return outcome
     return outcomes[-1][0]
+
+
+def shared_win_returns(num_players: int, winners: Sequence[int]) -> list[float]:
+    """Zero-sum returns for games of 2 or more players with (possibly shared) winners.
+
+    Each of k co-winners among n players gets (n - k) / (k (n - 1)), everyone else -1 / (n - 1): +1/-1 for a
+    unique winner of two, +1 and -1/(n-1) each for the others with n players, 0 all round if all share.
+    No winners (a game still running) gives zeros.
+    """
+    if not winners:
+        return [0.0] * num_players
+    k, n = len(winners), num_players
+    win, lose = (n - k) / (k * (n - 1)), -1.0 / (n - 1)
+    return [win if p in winners else lose for p in range(n)]
+
+
+def mask_of(legal: Sequence[int], num_actions: int) -> list[int]:
+    """1 for each action id in `legal`, 0 elsewhere (length `num_actions`): `legal_actions_mask()`."""
+    mask = [0] * num_actions
+    for a in legal:
+        mask[a] = 1
+    return mask

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, IllegalActionError, sample_chance_outcome
+from ..api import (CHANCE, ConfigError, IllegalActionError,
+                   mask_of, sample_chance_outcome, shared_win_returns)
 from ..records import read_record, write_record
 from .actions import action_table, normalize_text
 from .rules import MAX_BID, Config, make_config, rules
@@ -55,20 +56,11 @@ class StateMixin:
 
     def returns(self) -> list[float]:
         """Zero-sum returns (see the module docstring); 0 for everyone until the game is over."""
-        n = self._game.num_players
-        winners = self.winners()
-        if not winners:
-            return [0.0] * n
-        k = len(winners)
-        win, lose = (n - k) / (k * (n - 1)), -1.0 / (n - 1)
-        return [win if p in winners else lose for p in range(n)]
+        return shared_win_returns(self._game.num_players, self.winners())
 
     def legal_actions_mask(self) -> list[int]:
         """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
-        mask = [0] * self._game.num_distinct_actions
-        for a in self.legal_actions():  # type: ignore[attr-defined]
-            mask[a] = 1
-        return mask
+        return mask_of(self.legal_actions(), self._game.num_distinct_actions)  # type: ignore[attr-defined]
 
     # -- notation -----------------------------------------------------------------------------------
 

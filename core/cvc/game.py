@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, IllegalActionError, sample_chance_outcome
+from ..api import CHANCE, ConfigError, IllegalActionError, mask_of, sample_chance_outcome
 from ..records import read_record, write_record
 from .actions import action_table, normalize_text
 from .render import render_state
@@ -58,10 +58,7 @@ class StateMixin:
 
     def legal_actions_mask(self) -> list[int]:
         """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
-        mask = [0] * self._game.num_distinct_actions
-        for a in self.legal_actions():  # type: ignore[attr-defined]
-            mask[a] = 1
-        return mask
+        return mask_of(self.legal_actions(), self._game.num_distinct_actions)  # type: ignore[attr-defined]
 
     def action_to_string(self, action: int) -> str:
         """Readable, stable notation of an action (a chance outcome is named by what it reveals)."""

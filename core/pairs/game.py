@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, TERMINAL, ConfigError, IllegalActionError, sample_chance_outcome
+from ..api import (CHANCE, TERMINAL, ConfigError, IllegalActionError,
+                   mask_of, sample_chance_outcome, shared_win_returns)
 from ..records import read_record, write_record
 from .rules import NUM_RANKS, Config, make_config, round_points, rules
 
@@ -61,20 +62,11 @@ class StateMixin:
 
     def returns(self) -> list[float]:
         """Zero-sum match returns (see the module docstring); 0 for everyone until the match is over."""
-        n = self._game.num_players
-        winners = self.winners()
-        if not winners:
-            return [0.0] * n
-        k = len(winners)
-        win, lose = (n - k) / (k * (n - 1)), -1.0 / (n - 1)
-        return [win if p in winners else lose for p in range(n)]
+        return shared_win_returns(self._game.num_players, self.winners())
 
     def legal_actions_mask(self) -> list[int]:
         """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
-        mask = [0] * self._game.num_distinct_actions
-        for a in self.legal_actions():  # type: ignore[attr-defined]
-            mask[a] = 1
-        return mask
+        return mask_of(self.legal_actions(), self._game.num_distinct_actions)  # type: ignore[attr-defined]
 
     def dealer_seat(self) -> int:
         """The seat dealing the current round (the last round once the match is over; -1 before the first deal)."""
