@@ -5,7 +5,7 @@ A segment is what one player does from where they are to move until their turn i
 interrupts it (a room turned up by an excavation). `SegmentEnumerator` lists every distinct position a
 segment can reach: a breadth-first search over the C states with a hash set, so the many orders of the same
 sub-actions collapse into one position. The compiled searchers (`cvc_turn_mcts`, `cvc_expectimax`) and the
-greedy agent's fast path (`turn_action_values`) search over these segments.
+greedy agent's fast path (`TurnSearcher`) search over these segments.
 """
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc

@@ -24,17 +24,14 @@ cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport log, sqrt
 from libc.stdint cimport int8_t, int32_t, uint64_t
-from libc.stdlib cimport qsort
 from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, GameState, apply_action, chance_outcomes,
-                                        current_player, is_terminal, legal_actions, next_random, returns)
+from cavekit.core.cvc.compiled cimport GameState, apply_action, chance_outcomes, current_player, is_terminal
 from cavekit.search.cvc_evaluation cimport evaluate
 from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, random_below, state_struct
 
 from ..core.api import ConfigError
-from ..core.cvc.compiled import CompiledState
 from .agent import register_agent
 from .segment_agent import SegmentPlanAgent
 
@@ -42,7 +39,6 @@ cdef enum:
     CHANCE = -1
     MAX_OUTCOMES = 32
     MAX_DEPTH = 1024
-
 
 
 cdef inline double now() noexcept nogil:
