@@ -59,3 +59,36 @@ def read_record(text: str, record_format: str, version: int, title: str, params:
                 raise CorruptRecordError(f"state.{key}", f"recorded {record['state'].get(key)!r}, "
                                          f"but the history leads to {replayed.get(key)!r}")
     return state
+
+
+class RecordedState:
+    """Records, equality and pickling for a game's states, from their `to_dict()` and `history()`.
+
+    A game's state mixin sets `record_format` and `record_version`; a state pickles as its record and is
+    rebuilt by replaying it in a game loaded by name from the registry.
+    """
+
+    _game: Any
+    record_format: str
+    record_version: int
+
+    def serialize(self) -> str:
+        """A versioned JSON record: game parameters, full history, and the position it leads to."""
+        return write_record(self.record_format, self.record_version, self._game.parameters(),
+                            self.history(), self.to_dict())  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RecordedState) and self._game.name == other._game.name \
+            and self._game.parameters() == other._game.parameters() \
+            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (restore_state, (self._game.name, self._game.parameters(), self._game.engine, self.serialize()))
+
+
+def restore_state(game_name: str, params: dict[str, Any], engine: str, record: str) -> Any:
+    """The state a pickled `RecordedState` stood for: its record replayed in the named game."""
+    from .registry import load_game
+    return load_game(game_name, engine=engine, **params).deserialize_state(record)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..api import (CHANCE, ConfigError, IllegalActionError,
                    mask_of, sample_chance_outcome, shared_win_returns)
-from ..records import read_record, write_record
+from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
 from .rules import MAX_BID, Config, make_config, rules
 
@@ -35,8 +35,11 @@ ENGINES = ("reference",)
 RESAMPLE_TRIES = 500
 
 
-class StateMixin:
+class StateMixin(RecordedState):
     """Results, notation, records, hidden-information views and rendering shared by Cavum engines."""
+
+    record_format = RECORD_FORMAT
+    record_version = RECORD_VERSION
 
     _game: "Cavum"
 
@@ -203,11 +206,6 @@ class StateMixin:
 
     # -- records ------------------------------------------------------------------------------------
 
-    def serialize(self) -> str:
-        """A versioned JSON record: game parameters, full history, and the position it leads to."""
-        return write_record(RECORD_FORMAT, RECORD_VERSION, self._game.parameters(),
-                            self.history(), self.to_dict())  # type: ignore[attr-defined]
-
     def __str__(self) -> str:
         from .render import render_state
         return render_state(self)
@@ -216,18 +214,6 @@ class StateMixin:
         return f"<{type(self).__name__} cavum players={self._game.num_players} " \
                f"history={len(self.history())} actions>"  # type: ignore[attr-defined]
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StateMixin) and self._game.parameters() == other._game.parameters() \
-            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore_state, (self._game.parameters(), self._game.engine, self.serialize()))
-
-
-def _restore_state(params: dict[str, Any], engine: str, record: str) -> Any:
-    return Cavum(engine=engine, **params).deserialize_state(record)
 
 
 class Cavum:

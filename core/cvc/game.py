@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..api import CHANCE, ConfigError, IllegalActionError, mask_of, sample_chance_outcome
-from ..records import read_record, write_record
+from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
 from .render import render_state
 from .rules import NUM_ROOMS, Config, make_config, rules
@@ -26,8 +26,11 @@ ENGINES = ("compiled", "reference")
 MAX_ACTIONS_PER_TURN = 1 + 3 + 4 + 1 + 1 + 1 + 3 + 1 + 9 + 20
 
 
-class StateMixin:
+class StateMixin(RecordedState):
     """Results, notation, records and rendering shared by the reference and compiled states."""
+
+    record_format = RECORD_FORMAT
+    record_version = RECORD_VERSION
 
     _game: "CaveVsCave"
 
@@ -95,29 +98,12 @@ class StateMixin:
         """Nothing is hidden in Cave vs Cave: the only state consistent with a player's view is this one."""
         return self.clone()  # type: ignore[attr-defined]
 
-    def serialize(self) -> str:
-        """A versioned JSON record: game parameters, full history, and the position it leads to."""
-        return write_record(RECORD_FORMAT, RECORD_VERSION, self._game.parameters(),
-                            self.history(), self.to_dict())  # type: ignore[attr-defined]
-
     def __str__(self) -> str:
         return render_state(self)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} cvc players={self._game.num_players} history={len(self.history())} actions>"  # type: ignore[attr-defined]
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StateMixin) and self._game.parameters() == other._game.parameters() \
-            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore_state, (self._game.parameters(), self._game.engine, self.serialize()))
-
-
-def _restore_state(params: dict[str, Any], engine: str, record: str) -> Any:
-    return CaveVsCave(engine=engine, **params).deserialize_state(record)
 
 
 def _chance_text(state: Any, outcome: int) -> str:

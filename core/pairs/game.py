@@ -18,7 +18,7 @@ import numpy as np
 
 from ..api import (CHANCE, TERMINAL, ConfigError, IllegalActionError,
                    mask_of, sample_chance_outcome, shared_win_returns)
-from ..records import read_record, write_record
+from ..records import RecordedState, read_record
 from .rules import NUM_RANKS, Config, make_config, round_points, rules
 
 RECORD_FORMAT = "cavekit-pairs"
@@ -39,8 +39,11 @@ def _ranks_text(counts: list[int]) -> str:
     return " ".join(cards) if cards else "-"
 
 
-class StateMixin:
+class StateMixin(RecordedState):
     """Results, notation, records, hidden-information views and rendering shared by both engines."""
+
+    record_format = RECORD_FORMAT
+    record_version = RECORD_VERSION
 
     _game: "ThePairsCave"
 
@@ -226,11 +229,6 @@ class StateMixin:
 
     # -- records ------------------------------------------------------------------------------------
 
-    def serialize(self) -> str:
-        """A versioned JSON record: game parameters, full history, and the position it leads to."""
-        return write_record(RECORD_FORMAT, RECORD_VERSION, self._game.parameters(),
-                            self.history(), self.to_dict())  # type: ignore[attr-defined]
-
     def __str__(self) -> str:
         return render_state(self)
 
@@ -238,18 +236,6 @@ class StateMixin:
         return (f"<{type(self).__name__} pairs players={self._game.num_players} "
                 f"history={len(self.history())} actions>")  # type: ignore[attr-defined]
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StateMixin) and self._game.parameters() == other._game.parameters() \
-            and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore_state, (self._game.parameters(), self._game.engine, self.serialize()))
-
-
-def _restore_state(params: dict[str, Any], engine: str, record: str) -> Any:
-    return ThePairsCave(engine=engine, **params).deserialize_state(record)
 
 
 def _chance_text(kind_code: int, outcome: int) -> str:
