@@ -19,12 +19,11 @@ depth 2, mean seconds per search from turn starts of a greedy game: width 48 wit
 cimport cython
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cavekit.core.cvc.compiled cimport (GameState, apply_action, chance_outcomes, current_player, is_terminal,
                                         returns)
 from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport SegmentEnumerator, random_below, state_struct
+from cavekit.search.cvc_segments cimport SegmentEnumerator, now, random_below, search_rng, state_struct
 
 from ..core.api import ConfigError
 from .agent import register_agent
@@ -35,12 +34,6 @@ cdef enum:
     MAX_OUTCOMES = 32
 
 cdef double INFINITY = 1e300
-
-
-cdef inline double now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 @cython.final
@@ -61,9 +54,7 @@ cdef class TurnExpectimax:
             raise ConfigError("cvc_expectimax: width and chance_samples must be >= 0 (0 = all), max_states >= 1")
         self.levels = []
         self.depth, self.width, self.chance_samples, self.max_states = depth, width, chance_samples, max_states
-        self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
-        if self.rng == 0:
-            self.rng = 1
+        self.rng = search_rng(seed)
 
     cdef SegmentEnumerator level(self, int index):
         while len(self.levels) <= index:

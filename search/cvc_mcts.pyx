@@ -11,11 +11,11 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport log, sqrt
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t, uint64_t
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, current_player,
                                         is_terminal, legal_actions, next_random, random_playout, returns)
 from cavekit.search.cvc_evaluation cimport evaluate
+from cavekit.search.cvc_segments cimport now, random_below, search_rng
 
 import numpy as np
 
@@ -47,10 +47,6 @@ for _spec in action_table().specs:
 cdef double BUSY_PASSIVE_CHANCE = 0.1      # a busy rollout still ends its turn (or converts) this often
 
 
-cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
-    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
-
-
 cdef int busy_action(const GameState* s, int* buffer, uint64_t* rng) noexcept nogil:
     """A random legal action that is rarely `end turn` or a conversion (chance: a random outcome)."""
     cdef int n = legal_actions(s, buffer), active = 0, i, pick
@@ -66,12 +62,6 @@ cdef int busy_action(const GameState* s, int* buffer, uint64_t* rng) noexcept no
                 return buffer[i]
             pick -= 1
     return buffer[0]
-
-
-cdef inline double now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 @cython.final
@@ -164,9 +154,7 @@ cdef class CompiledMCTS:
         self.iterations, self.seconds, self.c = iterations, seconds, c
         self.leaf = ROLLOUTS[rollout]
         self.rollout_steps = rollout_steps
-        self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
-        if self.rng == 0:
-            self.rng = 1
+        self.rng = search_rng(seed)
 
     def search(self, state):
         """Search from a CompiledState; returns (visits, values, iterations, seconds) of the root's children."""

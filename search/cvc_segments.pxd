@@ -1,7 +1,29 @@
 # Turn segments of Cave vs Cave on the compiled state: every distinct position one player's actions reach
 # before their turn ends or chance interrupts it (see cvc_segments.pyx).
 from libc.stdint cimport int8_t, int32_t, uint64_t
-from cavekit.core.cvc.compiled cimport GameState
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from cavekit.core.cvc.compiled cimport GameState, next_random
+
+
+# Small helpers every compiled Cave vs Cave searcher uses (inline, so they cost nothing across modules).
+
+cdef inline double now() noexcept nogil:
+    """Seconds on the monotonic clock (for time budgets)."""
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
+
+
+cdef inline uint64_t search_rng(object seed) except 0:
+    """A searcher's non-zero generator state from a Python int seed."""
+    cdef uint64_t state = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
+    return state if state else 1
+
+
+cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
+    """A uniform integer in [0, n) from the generator."""
+    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
+
 
 ctypedef struct Ranked:
     int32_t group_rank        # 0 for the best end among those sharing its first action, 1 for the next...
@@ -9,7 +31,6 @@ ctypedef struct Ranked:
     int32_t index             # position in the enumeration
 
 cdef void heuristic_value(const GameState* s, double* out) noexcept nogil
-cdef int random_below(uint64_t* rng, int n) noexcept nogil
 cdef const GameState* state_struct(object state) except NULL
 cdef bint segment_over(const GameState* s, int round_, int turn) noexcept nogil
 

@@ -14,7 +14,7 @@ from libc.stdlib cimport qsort
 from libc.string cimport memcmp, memcpy
 
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, chance_outcomes,
-                                        current_player, is_terminal, legal_actions, next_random, returns)
+                                        current_player, is_terminal, legal_actions, returns)
 from cavekit.search.cvc_evaluation cimport evaluate
 
 from ..core.cvc.actions import action_table
@@ -45,10 +45,6 @@ cdef inline int finisher(const int* legal, int n) noexcept nogil:
         if legal[k] == END_TURN:
             return END_TURN
     return legal[0]
-
-
-cdef int random_below(uint64_t* rng, int n) noexcept nogil:
-    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
 
 
 cdef const GameState* state_struct(object state) except NULL:
@@ -252,9 +248,7 @@ cdef class TurnSearcher:
         self.levels = []
         self.max_states = max_states
         self.chance_samples = chance_samples
-        self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
-        if self.rng == 0:
-            self.rng = 1
+        self.rng = search_rng(seed)
 
     cdef SegmentEnumerator level(self, int depth):
         while len(self.levels) <= depth:

@@ -25,11 +25,11 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport log, sqrt
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from libc.string cimport memcpy
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cavekit.core.cvc.compiled cimport GameState, apply_action, chance_outcomes, current_player, is_terminal
 from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, random_below, state_struct
+from cavekit.search.cvc_segments cimport (SegmentEnumerator, heuristic_value, now, random_below, search_rng,
+                                          state_struct)
 
 from ..core.api import ConfigError
 from .agent import register_agent
@@ -39,12 +39,6 @@ cdef enum:
     CHANCE = -1
     MAX_OUTCOMES = 32
     MAX_DEPTH = 1024
-
-
-cdef inline double now() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 ctypedef struct Node:
@@ -89,9 +83,7 @@ cdef class TurnTree:
         self.iterations, self.seconds, self.c, self.widening = iterations, seconds, c, widening
         self.max_children = max_children
         self.enumerator = SegmentEnumerator(max_states)
-        self.rng = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
-        if self.rng == 0:
-            self.rng = 1
+        self.rng = search_rng(seed)
 
     cdef int reserve(self, int more) except -1:
         cdef void* grown
