@@ -23,6 +23,7 @@ ctypedef struct Config:
     uint8_t double_needs_two
     uint8_t walls_between_face_down
     uint8_t tie_break_next_highest
+    uint32_t banned_rooms[2]              # bit r: that seat may not furnish room r (analysis variant)
 
 ctypedef struct Board:
     int8_t spaces[NUM_SPACES]        # FACE_DOWN -1, EMPTY -2, UNAVAILABLE -3, else room index

@@ -753,6 +753,8 @@ cdef bint furnish_ok(const GameState* s, int player, const COp* op, int room, in
     cdef int cost[6]
     if not (s.display >> room) & 1:
         return False
+    if (s.cfg.banned_rooms[player] >> room) & 1:
+        return False
     if b.spaces[space] != EMPTY:
         return False
     if not ctx.rooms_ready:
@@ -1287,6 +1289,7 @@ cdef uint64_t seed_generator(object seed):
 
 cdef Config make_c_config(object config):
     cdef Config c
+    cdef int seat
     memset(&c, 0, sizeof(Config))
     c.solo_reveal_per_effect = config.solo_reveal_timing == "per_single_excavation_effect"
     c.undermining_budget = 99 if config.undermining_ignores == "all_walls" else 1
@@ -1304,6 +1307,9 @@ cdef Config make_c_config(object config):
     c.double_needs_two = config.double_excavation_requires_two_targets
     c.walls_between_face_down = config.walls_between_face_down_spaces_allowed
     c.tie_break_next_highest = config.tie_break_when_top_rooms_equal == "next_highest_room"
+    for seat in range(2):
+        for room_id in config.banned_rooms(seat):
+            c.banned_rooms[seat] |= 1u << <int>rules().room_index(room_id)
     return c
 
 

@@ -135,6 +135,8 @@ class CaveVsCave:
         self.num_players = players
         self.engine = engine
         self.config: Config = make_config(**params)
+        if players == 1 and self.config.banned_rooms_p1:
+            raise ConfigError("banned_rooms_p1 names rooms for seat 1, but a solo game has only seat 0")
         self.num_distinct_actions = len(action_table())
         r = rules()
         turns = sum(r.turns[players]) * players

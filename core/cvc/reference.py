@@ -445,6 +445,8 @@ class ReferenceState(StateMixin):
         board = self.players[player]
         if not self.display >> room & 1:
             return f"{info.name} is not in the display"
+        if info.id in self._config.banned_rooms(player):
+            return f"{info.name} is banned for p{player} in this game (banned_rooms_p{player})"
         if board.spaces[space] != EMPTY:
             return f"{_space(space)} is not an empty excavated space of yours"
         pattern = wall_pattern(rules(), space, board.walls, board.cavern_sides)

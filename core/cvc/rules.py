@@ -90,9 +90,14 @@ class Space:
 
 @dataclass(frozen=True)
 class Config:
-    """The engine parameters for the rules file's open questions (section 14).
+    """The engine parameters for the rules file's open questions (section 14), plus analysis variants.
 
     Defaults live in the data file (`config_defaults`); build one with `make_config`.
+
+    Analysis variants (not rules of the game; default: off): `banned_rooms_p0` and `banned_rooms_p1` name
+    rooms (by id) that seat 0 or seat 1 may never furnish. Playing the same seeds with and without a ban
+    measures what access to a room is worth to a player (`cavekit.analysis.room_values`). A list or one
+    comma-separated string is accepted.
     """
 
     solo_reveal_timing: str
@@ -110,9 +115,14 @@ class Config:
     double_excavation_requires_two_targets: bool
     walls_between_face_down_spaces_allowed: bool
     tie_break_when_top_rooms_equal: str
+    banned_rooms_p0: tuple[str, ...] = ()
+    banned_rooms_p1: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for f in fields(self):
+            if f.name in BANNED_ROOMS_OPTIONS:
+                object.__setattr__(self, f.name, _room_ids(f.name, getattr(self, f.name)))
+                continue
             allowed = CONFIG_CHOICES[f.name]
             value = getattr(self, f.name)
             if isinstance(value, list):
@@ -123,8 +133,32 @@ class Config:
                 raise ConfigError(f"parameter {f.name}={value!r} is not allowed; allowed values: {shown}")
 
     def as_dict(self) -> dict[str, Any]:
+        """The options as plain data; analysis variants only when set, so real games' records never change."""
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
-                for f in fields(self)}
+                for f in fields(self) if f.name not in BANNED_ROOMS_OPTIONS or getattr(self, f.name)}
+
+    def banned_rooms(self, seat: int) -> tuple[str, ...]:
+        """Ids of the rooms `seat` may not furnish (an analysis variant; empty in the real game)."""
+        return self.banned_rooms_p0 if seat == 0 else self.banned_rooms_p1
+
+
+BANNED_ROOMS_OPTIONS = ("banned_rooms_p0", "banned_rooms_p1")
+
+
+def _room_ids(option: str, value: Any) -> tuple[str, ...]:
+    """A banned-rooms option as a tuple of known room ids (from a list or a comma-separated string)."""
+    if isinstance(value, str):
+        value = [item.strip() for item in value.split(",") if item.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"parameter {option}={value!r} must be a list of room ids (or one comma-separated string)")
+    if not value:
+        return ()       # also while the rules table itself is being parsed (its defaults ban nothing)
+    known = [room.id for room in rules().rooms[:NUM_ROOMS]]
+    unknown = [v for v in value if v not in known]
+    if unknown:
+        raise ConfigError(f"parameter {option}: unknown room id(s) {', '.join(map(repr, unknown))}; "
+                          f"room ids: {', '.join(known)}")
+    return tuple(dict.fromkeys(value))
 
 
 CONFIG_CHOICES: dict[str, tuple[Any, ...]] = {
