@@ -29,7 +29,8 @@ import pyspiel
 
 from .api import CHANCE, TERMINAL, ConfigError, Game
 from .registry import game_names, load_game
-from .tensors import has_observation_tensor, observation_encoder
+from .tensors import (has_information_state_tensor, has_observation_tensor, information_state_encoder,
+                      observation_encoder)
 
 GAME_PREFIX = "cavekit_"
 LIST_SEPARATOR = ";"
@@ -176,8 +177,8 @@ def _game_type(name: str, game: Game, players: tuple[int, int], spec: dict[str, 
         min_num_players=players[0],
         max_num_players=players[1],
         provides_information_state_string=True,
-        # A perfect-recall tensor would have to encode the whole action history; none is offered.
-        provides_information_state_tensor=False,
+        # pairs and cavum: the engine's information_state_tensor (see cavekit.core.tensors); cvc has none.
+        provides_information_state_tensor=has_information_state_tensor(game),
         provides_observation_string=True,
         provides_observation_tensor=has_observation_tensor(game),
         parameter_specification=spec,
@@ -327,9 +328,12 @@ class CavekitObserver:
     """OpenSpiel's Python observer interface: `tensor`, `dict`, `set_from(state, player)`, `string_from`.
 
     Observation (no perfect recall): the engine's `observation(player)` as text, and the numeric vector of
-    `cavekit.core.tensors`. Information state (perfect recall): the engine's `information_state_string`,
-    no tensor. With hidden information only a single player's own view (private info of that player plus
-    public info) is offered.
+    `cavekit.core.tensors.observation_encoder`. Information state (perfect recall): the engine's
+    `information_state_string`, and for games whose engine has one (pairs, cavum) its
+    `information_state_tensor` (`information_state_encoder`); `dict` holds the named pieces of the vector
+    (views of `tensor`, shaped as the layout says). OpenSpiel's `state.information_state_tensor(player)` and
+    `state.observation_tensor(player)` read these observers. With hidden information only a single player's
+    own view (private info of that player plus public info) is offered.
     """
 
     def __init__(self, game: Game, iig_obs_type: Any, params: dict[str, Any] | None):
@@ -341,20 +345,23 @@ class CavekitObserver:
             raise ValueError(f"{openspiel_name(game.name)} offers one player's own view only (private_info="
                              f"SINGLE_PLAYER, public_info=True); asked for {iig_obs_type}")
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        self._encoder = None if self.perfect_recall or not has_observation_tensor(game) else observation_encoder(game)
+        if self.perfect_recall:
+            self._encoder = information_state_encoder(game) if has_information_state_tensor(game) else None
+        else:
+            self._encoder = observation_encoder(game) if has_observation_tensor(game) else None
         self.tensor: np.ndarray | None = None
         self.dict: dict[str, np.ndarray] = {}
         if self._encoder is not None:
             self.tensor = np.zeros(self._encoder.size, np.float32)
             at = 0
             for piece in self._encoder.pieces:
-                self.dict[piece.name] = self.tensor[at:at + piece.size]
+                self.dict[piece.name] = self.tensor[at:at + piece.size].reshape(piece.shape or (piece.size,))
                 at += piece.size
 
     def set_from(self, state: CavekitState, player: int) -> None:
         """Write `player`'s view of `state` into `tensor` (and so into the views of `dict`)."""
         if self._encoder is None:
-            raise ValueError("this observer has no tensor (information states are offered as strings only)")
+            raise ValueError("this observer has no tensor (this game's information states are strings only)")
         self.tensor[:] = self._encoder.encode(state.engine_state, player)
 
     def string_from(self, state: CavekitState, player: int) -> str:

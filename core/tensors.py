@@ -5,6 +5,12 @@ named pieces with declared bounds (`low`, `high`), so a neural network or a `gym
 `observation_encoder(game)` picks the encoder of a game: a hand-written layout for Cave vs Cave, or the
 engine's own `observation_tensor(player)` for games that provide one (and say its length with
 `game.observation_tensor_size()`, as OpenSpiel games do).
+
+`information_state_encoder(game)` is the same for information states (perfect recall: everything the player
+has seen, equal exactly when `information_state_string(player)` is equal): the engine's
+`information_state_tensor(player)` with `game.information_state_tensor_size()`, split into the named pieces of
+`game.information_state_tensor_layout()`. Cave vs Cave has none (its information state is the whole history
+of a perfect-information game).
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ class Piece:
     size: int
     low: float
     high: float
+    shape: tuple[int, ...] = ()     # how the piece's numbers are arranged (row-major); () means flat (size,)
 
 
 class ObservationEncoder(Protocol):
@@ -204,3 +211,64 @@ def observation_encoder(game: Game) -> ObservationEncoder:
 def has_observation_tensor(game: Game) -> bool:
     """Whether `observation_encoder(game)` can encode this game's states."""
     return game.name in _ENCODERS or hasattr(game, "observation_tensor_size")
+
+
+class EngineInformationStateEncoder:
+    """A game whose engine computes `information_state_tensor(player)`, its size and (optionally) its layout.
+
+    `game.information_state_tensor_layout()` (name and shape of each piece, in order) names the pieces;
+    `game.information_state_tensor_bounds()` (low and high sequences) gives bounds, else they are -inf/+inf.
+    """
+
+    def __init__(self, game: Game):
+        self.size = int(game.information_state_tensor_size())  # type: ignore[attr-defined]
+        layout_of = getattr(game, "information_state_tensor_layout", None)
+        layout = layout_of() if layout_of is not None else [("information_state", (self.size,))]
+        bounds = getattr(game, "information_state_tensor_bounds", None)
+        if bounds is not None:
+            low, high = bounds()
+            self.low, self.high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+        else:
+            self.low = np.full(self.size, -np.inf, np.float32)
+            self.high = np.full(self.size, np.inf, np.float32)
+        pieces = []
+        at = 0
+        for name, shape in layout:
+            size = int(np.prod(shape))
+            part = slice(at, at + size)
+            pieces.append(Piece(name, size, float(self.low[part].min(initial=np.inf)),
+                                float(self.high[part].max(initial=-np.inf)), tuple(int(x) for x in shape)))
+            at += size
+        if at != self.size or self.low.shape != (self.size,) or self.high.shape != (self.size,):
+            raise ValueError(f"{game.name}: information-state layout covers {at} numbers, bounds "
+                             f"{self.low.shape[0]}/{self.high.shape[0]}; the tensor has {self.size}")
+        self.pieces = tuple(pieces)
+
+    def encode(self, state: Any, player: int) -> np.ndarray:
+        """The engine's own information-state vector of `state` for `player`."""
+        out = np.asarray(state.information_state_tensor(player), np.float32)
+        if out.shape != (self.size,):
+            raise ValueError(f"the engine's information_state_tensor has shape {out.shape}; "
+                             f"this game's is ({self.size},)")
+        return out
+
+
+# Hand-written information-state layouts by game name (none yet: the engines that have one compute it).
+_INFORMATION_STATE_ENCODERS: dict[str, Callable[[Game], ObservationEncoder]] = {}
+
+
+def information_state_encoder(game: Game) -> ObservationEncoder:
+    """The information-state (perfect recall) encoder for `game`; a ConfigError if the game has none."""
+    factory = _INFORMATION_STATE_ENCODERS.get(game.name)
+    if factory is not None:
+        return factory(game)
+    if hasattr(game, "information_state_tensor_size"):
+        return EngineInformationStateEncoder(game)
+    raise ConfigError(f"game {game.name!r} has no numeric information state: neither a layout in "
+                      f"cavekit.core.tensors nor an engine information_state_tensor(player) with "
+                      f"game.information_state_tensor_size()")
+
+
+def has_information_state_tensor(game: Game) -> bool:
+    """Whether `information_state_encoder(game)` can encode this game's states."""
+    return game.name in _INFORMATION_STATE_ENCODERS or hasattr(game, "information_state_tensor_size")

@@ -7,14 +7,16 @@ import pickle
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python import rl_environment
+from open_spiel.python.algorithms import ismcts, mcts, tabular_qlearner
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+from open_spiel.python.observation import make_observation
 
 from cavekit.core import ConfigError, game_names, load_game
 from cavekit.core.api import sample_chance_outcome
 from cavekit.core.openspiel import (CavekitBot, from_engine_state, load_openspiel_game, openspiel_name,
                                     register_games, seeded_resampler)
-from cavekit.core.tensors import observation_encoder
+from cavekit.core.tensors import has_information_state_tensor, observation_encoder
 from cavekit.search import make_agent
 
 # Variants checked per game: every player count's extremes and a couple of rule options. A game added to the
@@ -78,6 +80,9 @@ def test_game_type_and_info_describe_the_cavekit_game(name, params):
     assert game.max_chance_outcomes() == ours.max_chance_outcomes
     assert game.max_game_length() == ours.max_game_length
     assert (game.min_utility(), game.max_utility()) == (ours.min_utility(), ours.max_utility())
+    assert kind.provides_information_state_tensor == has_information_state_tensor(ours) == (name != "cvc")
+    if kind.provides_information_state_tensor:
+        assert game.information_state_tensor_shape() == [ours.information_state_tensor_size()]
 
 
 def test_player_ranges_and_solo_returns_points():
@@ -226,6 +231,64 @@ def test_hidden_information_views_and_resampling():
     assert any(w.history() != state.history() for w in worlds)
     # Same seed, same determinization.
     assert seeded_resampler(3)(state, player).history() == seeded_resampler(3)(state, player).history()
+
+
+@pytest.mark.parametrize("name,params,stop_after", [("pairs", {"players": 3}, None),
+                                                     ("pairs", {"players": 2, "burn_cards": 1}, None),
+                                                     ("cavum", {"players": 3}, 80)],
+                         ids=["pairs-3", "pairs-2-burn", "cavum-3"])
+def test_information_state_observation_carries_the_engine_tensor(name, params, stop_after):
+    """OpenSpiel's perfect-recall observation (what its information-state algorithms read) is the engine's
+    information_state_tensor, piece by piece, at every step of a game; `state.information_state_tensor` too."""
+    game = load_openspiel_game(name, **params)
+    ours = game.cavekit_game
+    observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    assert [(piece, value.shape) for piece, value in observation.dict.items()] == \
+        [(piece, tuple(shape)) for piece, shape in ours.information_state_tensor_layout()]
+    state = game.new_initial_state()
+    rng = np.random.default_rng(13)
+    steps = 0
+    while True:
+        for player in range(game.num_players()):
+            expected = state.engine_state.information_state_tensor(player)
+            observation.set_from(state, player)
+            assert np.array_equal(observation.tensor, expected)
+            assert np.array_equal(np.concatenate([v.ravel() for v in observation.dict.values()]), expected)
+            assert np.array_equal(np.asarray(state.information_state_tensor(player), np.float32), expected)
+            assert observation.string_from(state, player) == state.information_state_string(player)
+        if state.is_terminal() or (stop_after is not None and steps >= stop_after):
+            break
+        _random_playout(state, rng, stop_after=len(state.history()) + 1)
+        steps += 1
+    # Cave vs Cave keeps its information state as a string (the record of a perfect-information game).
+    cvc = make_observation(load_openspiel_game("cvc"), pyspiel.IIGObservationType(perfect_recall=True))
+    assert cvc.tensor is None
+
+
+@pytest.mark.parametrize("name,params,episodes", [("pairs", {"players": 2}, 4), ("cavum", {"players": 2}, 1)],
+                         ids=["pairs", "cavum"])
+def test_rl_environment_and_q_learning_run_on_information_state_tensors(name, params, episodes):
+    """OpenSpiel's RL environment hands agents `information_state_tensor`s (its default when a game offers
+    them); tabular Q-learning keyed on those tensors trains through whole games."""
+    game = load_openspiel_game(name, **params)
+    env = rl_environment.Environment(game)
+    env.seed(3)    # chance outcomes
+    assert env.observation_spec()["info_state"] == (game.cavekit_game.information_state_tensor_size(),)
+    agents = [tabular_qlearner.QLearner(player_id=p, num_actions=game.num_distinct_actions())
+              for p in range(game.num_players())]
+    np.random.seed(3)   # QLearner explores with numpy's global generator
+    for _ in range(episodes):
+        time_step = env.reset()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            engine = env.get_state.engine_state
+            assert np.array_equal(np.asarray(time_step.observations["info_state"][player], np.float32),
+                                  engine.information_state_tensor(player))
+            time_step = env.step([agents[player].step(time_step).action])
+        for agent in agents:
+            agent.step(time_step)
+        assert sum(time_step.rewards) == pytest.approx(0.0)
+    assert all(len(agent._q_values) > 10 for agent in agents)
 
 
 def _play_with_bots(game: pyspiel.Game, bots: list, seed: int) -> list[float]:

@@ -154,6 +154,71 @@ class StateMixin(RecordedState):
         out += [view["phase"], view["stage"]] + [1 if view["to_move"] == q else 0 for q in seats]
         return [float(x) for x in out]
 
+    # Fields of `observation(player)` that `observation_tensor` holds in full, and the others, which
+    # `information_state_tensor` adds (any other field is refused, so none is ever silently dropped).
+    _TENSOR_OBSERVED = frozenset({"player", "n", "phase", "stage", "scores_", "seq_card", "height", "vein_colour",
+                                  "vein_stones", "station", "city_station", "scale", "pool", "pool_stations",
+                                  "board", "options", "prospects", "used", "display", "chips", "owner", "hand",
+                                  "stone_counts", "hands"})
+    _TENSOR_SCALARS = ("to_move", "chip_supply", "draws_left", "bid", "bidder", "passes_in_row", "opener",
+                       "colour_pos", "cursor", "turn_actions", "last_laid", "last_laid_fresh", "pending",
+                       "prospect_state", "route_entry")
+    _TENSOR_SEAT_LISTS = ("last_cards", "supply_stations", "passed", "penalties")
+    _TENSOR_LISTS = ("stack", "supply", "deck")
+
+    def information_state_tensor(self, player: int) -> np.ndarray:
+        """What `player` knows now, as a float32 vector of length `game.information_state_tensor_size()`.
+
+        The numeric twin of `information_state_string(player)`, which is the whole view `observation(player)`
+        (the position without the colours of other players' stones, see the module docstring): two states
+        give equal vectors for `player` exactly when they give equal strings. Layout
+        (`game.information_state_tensor_layout()`):
+        - `observer` (n): one-hot the seat of `player`;
+        - `observation`: `observation_tensor(player)` (seats relative to `player`);
+        - `scalars` (15): to_move, chip_supply, draws_left, bid, bidder, passes_in_row, opener, colour_pos,
+          cursor, turn_actions, last_laid, last_laid_fresh, pending, prospect_state, route_entry, as the
+          engine stores them (seats absolute, -1 for none);
+        - `seats` (4 x n): last_cards, supply_stations, passed, penalties, per seat starting with `player`;
+        - `stack` (cells x 4): every tile code of every mountain stack, bottom first (0 empty);
+        - `supply` (10) and `deck` (order cards): pieces left in the supply, order cards still face down;
+        - `route` (cells + city spaces): each node's place on the prospecting route being chosen (1 for
+          its start, 2 for the next, ...; 0 off the route; a route never visits a node twice);
+        - `to_take` (cells): 1 for each vein on the finished route whose stone may still be taken (the
+          engine lists them in route order, so the set and the route give the list).
+        Together with the observation tensor this holds every field of the view.
+        """
+        view = self.observation(player)
+        unknown = view.keys() - self._TENSOR_OBSERVED - {*self._TENSOR_SCALARS, *self._TENSOR_SEAT_LISTS,
+                                                         *self._TENSOR_LISTS, "route", "to_take"}
+        if unknown:
+            raise ValueError(f"information_state_tensor has no place for the view field(s) {sorted(unknown)}")
+        game = self._game
+        n = game.num_players
+        r = rules()
+        seats = [(player + i) % n for i in range(n)]
+        route = view["route"]
+        if len(set(route)) != len(route):
+            raise ValueError(f"the prospecting route {route} visits a node twice")
+        places = [0] * (r.num_cells + r.num_spaces)
+        for i, node in enumerate(route):
+            places[node] = i + 1
+        to_take = [0] * r.num_cells
+        for cell in view["to_take"]:
+            to_take[cell] = 1
+        observer = [0] * n
+        observer[player] = 1
+        out = observer + self.observation_tensor(player) + [view[key] for key in self._TENSOR_SCALARS]
+        for key in self._TENSOR_SEAT_LISTS:
+            out += [view[key][q] for q in seats]
+        for key in self._TENSOR_LISTS:
+            out += view[key]
+        out += places + to_take
+        tensor = np.asarray(out, np.float32)
+        if tensor.shape != (game.information_state_tensor_size(),):
+            raise ValueError(f"information_state_tensor has {tensor.size} numbers; the layout says "
+                             f"{game.information_state_tensor_size()}")
+        return tensor
+
     def information_state_string(self, player: int) -> str:
         """What `player` knows now, as text: equal for two positions exactly when `player` cannot tell them apart."""
         view = self.observation(player)
@@ -263,6 +328,21 @@ class Cavum:
         n = self.num_players
         return (7 * r.num_cells + r.num_spaces + 9 * len(r.colours) + n * (16 + len(r.colours))
                 + 3 * len(r.order_cards) + 10 + n + 2 + n)
+
+    def information_state_tensor_layout(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The named pieces of `information_state_tensor(player)`, in order, with their shapes."""
+        from .actions import NUM_PIECES
+        from .rules import MAX_STACK
+        r = rules()
+        n = self.num_players
+        return [("observer", (n,)), ("observation", (self.observation_tensor_size(),)),
+                ("scalars", (len(StateMixin._TENSOR_SCALARS),)), ("seats", (len(StateMixin._TENSOR_SEAT_LISTS), n)),
+                ("stack", (r.num_cells, MAX_STACK)), ("supply", (NUM_PIECES,)), ("deck", (len(r.order_cards),)),
+                ("route", (r.num_cells + r.num_spaces,)), ("to_take", (r.num_cells,))]
+
+    def information_state_tensor_size(self) -> int:
+        """Length of `information_state_tensor(player)`."""
+        return sum(int(np.prod(shape)) for _, shape in self.information_state_tensor_layout())
 
     def min_utility(self) -> float:
         return -1.0

@@ -30,6 +30,7 @@ ENGINES = ("compiled", "reference")
 # (the hand dealt to, or the player playing; 0 otherwise). The compiled core uses the same numbers.
 KIND_DEALER, KIND_BURN, KIND_DEAL, KIND_CAVE, KIND_REFILL, KIND_PLAY, KIND_TERMINAL = range(7)
 KIND_STRIDE = 8
+EVENT_KINDS = KIND_TERMINAL   # kinds a history entry can have (a row of the information-state tensor each)
 _SETUP_KINDS = (KIND_BURN, KIND_DEAL, KIND_CAVE)
 
 
@@ -158,6 +159,46 @@ class StateMixin(RecordedState):
         tensor += [view["deck_size"], self._game.config.num_rounds - len(view["round_scores"])]
         tensor += [1.0 if view["current_player"] == q else 0.0 for q in seats]
         return [float(x) for x in tensor]
+
+    def information_state_tensor(self, player: int) -> np.ndarray:
+        """Everything `player` has seen, as a float32 vector of length `game.information_state_tensor_size()`.
+
+        The numeric twin of `information_state_string(player)`: two states of one game give equal vectors
+        for `player` exactly when they give equal strings. Layout (`game.information_state_tensor_layout()`),
+        seats relative to `player` (0 is `player`, 1 the next seat, ...) except in `observer`:
+        - `observer` (n): one-hot the absolute seat of `player`, so views of different seats never coincide;
+        - `observation` (`observation_tensor_size()`): `observation_tensor(player)`, the current view;
+        - `events` (`max_game_length` x (6 + n + 11)): one row per history entry in order (rows past the
+          history are zero), each made of one-hot the kind (first dealer, burn, deal, cave, refill, play),
+          one-hot the seat concerned (the first dealer, the hand dealt to, the player playing; none for
+          burn, cave and refill), and one-hot the rank (10) or `hidden` (1) for a card `player` did not see
+          (burned cards; other players' deals unless hands are open); the first-dealer row has no rank.
+        The events are the `seen:` list of the string and the observation is its remaining lines, which
+        the seen events determine, so the vector holds exactly what the string holds.
+        """
+        self._check_player(player)
+        game = self._game
+        n = game.num_players
+        out = np.zeros(game.information_state_tensor_size(), np.float32)
+        out[player] = 1.0
+        observation = self.observation_tensor(player)
+        start = n + len(observation)
+        out[n:start] = observation
+        history = np.asarray(self.history(), np.int64)  # type: ignore[attr-defined]
+        if len(history) > game.max_game_length:
+            raise ValueError(f"history of {len(history)} entries exceeds max_game_length {game.max_game_length}")
+        kind, who = np.divmod(np.asarray(self.history_kinds(), np.int64), KIND_STRIDE)  # type: ignore[attr-defined]
+        if len(kind) and kind.max() >= EVENT_KINDS:
+            raise ValueError(f"history kind {int(kind.max())} has no row in the information-state tensor")
+        rows = start + (EVENT_KINDS + n + NUM_RANKS + 1) * np.arange(len(history))
+        out[rows + kind] = 1.0
+        seated = (kind == KIND_DEALER) | (kind == KIND_DEAL) | (kind == KIND_PLAY)
+        seat = np.where(kind == KIND_DEALER, history, who)
+        out[(rows + EVENT_KINDS + (seat - player) % n)[seated]] = 1.0
+        hidden = (kind == KIND_BURN) | ((kind == KIND_DEAL) & (who != player) & (not self._hands_visible()))
+        rank = np.where(hidden, NUM_RANKS, history)
+        out[(rows + EVENT_KINDS + n + rank)[kind != KIND_DEALER]] = 1.0
+        return out
 
     def information_state_string(self, player: int) -> str:
         """Everything `player` has seen, in order: the deal as it reached them, every play and refill, and now.
@@ -376,6 +417,26 @@ class ThePairsCave:
         """Length of `observation_tensor(player)`."""
         n = self.num_players
         return 3 * NUM_RANKS + n * NUM_RANKS + 3 * n + 2 + n
+
+    def information_state_tensor_layout(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The named pieces of `information_state_tensor(player)`, in order, with their shapes."""
+        n = self.num_players
+        return [("observer", (n,)), ("observation", (self.observation_tensor_size(),)),
+                ("events", (self.max_game_length, EVENT_KINDS + n + NUM_RANKS + 1))]
+
+    def information_state_tensor_size(self) -> int:
+        """Length of `information_state_tensor(player)`: n + observation + max_game_length x (17 + n)."""
+        return sum(int(np.prod(shape)) for _, shape in self.information_state_tensor_layout())
+
+    def information_state_tensor_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of each number of `information_state_tensor`: 0 and 1 for the one-hot pieces; the
+        observation piece takes `observation_tensor_bounds()` if the game declares them, else -inf/+inf."""
+        size = self.information_state_tensor_size()
+        low, high = np.zeros(size, np.float32), np.ones(size, np.float32)
+        n, width = self.num_players, self.observation_tensor_size()
+        bounds = getattr(self, "observation_tensor_bounds", None)
+        low[n:n + width], high[n:n + width] = bounds() if bounds is not None else (-np.inf, np.inf)
+        return low, high
 
     def new_initial_state(self, seed: int | None = None) -> Any:
         """The position before the deal; with a seed, the first dealer and the first deal are dealt from it."""
