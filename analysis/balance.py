@@ -225,3 +225,44 @@ def first_pick_share(decisions: pd.DataFrame, tiles: Sequence[str] | None = None
     shares.index.name = "tile"
     shares.columns.name = "round"
     return shares.astype(float)
+
+
+def tile_pick_positions(decisions: pd.DataFrame, tiles: Sequence[str] | None = None) -> pd.DataFrame:
+    """Tiles x pick position: the share of a tile's takes that were the 1st, 2nd, ... tile taken in their round.
+
+    Each row sums to 1 (tiles never taken: zeros). The pick position counts both players' takes in order, so
+    in a round of 2 turns each, positions 1 and 3 belong to the round's starting player.
+    """
+    takes = decisions[decisions["kind"] == "take"].sort_values(["game", "ply"])
+    position = takes.groupby(["game", "round"], sort=False).cumcount() + 1
+    counts = pd.crosstab(takes["tile"], position.rename("pick"))
+    shares = counts.div(counts.sum(axis=1), axis=0)
+    if tiles is not None:
+        shares = shares.reindex(list(tiles), fill_value=0.0)
+    shares.index.name = "tile"
+    return shares.astype(float)
+
+
+def first_pick_outcomes(decisions: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """Per (round, tile picked first in that round): how often, and how the player who picked it fared.
+
+    Columns: picks, share (of the games that reached the round), score_rate with Wilson 95% interval
+    (two-player games), mean_score with interval. Answers "is opening round r with this tile good?" in
+    the same correlational sense as `tile_table`.
+    """
+    takes = decisions[decisions["kind"] == "take"].sort_values(["game", "ply"])
+    firsts = takes.groupby(["game", "round"], sort=False).head(1)
+    rows = seat_rows(games).set_index(["game", "player"])
+    solo = seats_of(games) == 1
+    reached = firsts.groupby("round")["game"].nunique()
+    out = []
+    for (rnd, tile), group in firsts.groupby(["round", "tile"]):
+        fared = rows.loc[pd.MultiIndex.from_frame(group[["game", "player"]])]
+        row: dict[str, object] = {"round": rnd, "tile": tile, "picks": len(group), "share": len(group) / reached[rnd]}
+        if not solo:
+            outcome = _outcome_columns(fared["points"])
+            row.update({"score_rate": outcome["score_rate"], "ci95_low": outcome["ci95_low"],
+                        "ci95_high": outcome["ci95_high"]})
+        row.update(_score_columns(fared["score"]))
+        out.append(row)
+    return pd.DataFrame(out).set_index(["round", "tile"])

@@ -25,6 +25,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..core.api import CavekitError
 from . import balance
+from .plots import interval_barh
 from .results import ResultsError, load_results, read_manifest
 
 FIGURE_DPI = 96
@@ -258,19 +259,6 @@ def length_section(data: ReportData) -> Section:
 
 # ---------------------------------------------------------------- Cave vs Cave
 
-def _interval_bars(ax: Any, labels: list[str], values: np.ndarray, low: np.ndarray, high: np.ndarray,
-                   colour: str) -> None:
-    y = np.arange(len(labels))
-    finite = ~np.isnan(values)
-    err = np.vstack([values - low, high - values])
-    # Wilson bounds at a rate of exactly 0 or 1 can miss it by rounding; matplotlib refuses negative errors.
-    err = np.clip(np.where(np.isnan(err), 0.0, err), 0.0, None)
-    ax.barh(y[finite], values[finite], xerr=err[:, finite], color=colour, ecolor="#333333", capsize=2)
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize="small")
-    ax.invert_yaxis()
-
-
 def cvc_tiles_section(data: ReportData) -> Section:
     """Action tiles: how often taken, when, how their takers fared, and which tile is picked first each round."""
     from ..core.cvc.rules import rules
@@ -280,12 +268,12 @@ def cvc_tiles_section(data: ReportData) -> Section:
     fig = Figure(figsize=(7, 4.5))
     ax = fig.add_subplot(1, 1, 1)
     if solo:
-        _interval_bars(ax, tiles, table["mean_score"].to_numpy(float), table["mean_low"].to_numpy(float),
+        interval_barh(ax, tiles, table["mean_score"].to_numpy(float), table["mean_low"].to_numpy(float),
                        table["mean_high"].to_numpy(float), "#55a868")
         ax.set_title("Mean final score of the solo games in which a tile was taken")
         ax.set_xlabel("mean final score (points), 95% interval")
     else:
-        _interval_bars(ax, tiles, 100 * table["taker_score_rate"].to_numpy(float),
+        interval_barh(ax, tiles, 100 * table["taker_score_rate"].to_numpy(float),
                        100 * table["ci95_low"].to_numpy(float), 100 * table["ci95_high"].to_numpy(float), "#55a868")
         ax.axvline(50, color="#c44e52", linestyle="--", linewidth=1)
         ax.set_title("Score rate of the players who took each tile")
@@ -350,7 +338,7 @@ def cvc_rooms_section(data: ReportData) -> Section:
     ax.set_ylabel("room")
     if not solo:
         ax2 = fig.add_subplot(1, 2, 2)
-        _interval_bars(ax2, labels, 100 * order["taker_score_rate"].to_numpy(float),
+        interval_barh(ax2, labels, 100 * order["taker_score_rate"].to_numpy(float),
                        100 * order["ci95_low"].to_numpy(float), 100 * order["ci95_high"].to_numpy(float), "#8172b2")
         ax2.axvline(50, color="#c44e52", linestyle="--", linewidth=1)
         ax2.set_xlim(0, 100)

@@ -1,0 +1,271 @@
+"""What each Cave vs Cave room is worth: observational estimates and a causal experiment.
+
+Two questions, two methods:
+
+- **Observational** (`room_regression`): over the (game, player) pairs of a results folder, regress the outcome
+  (score rate points: win 1, draw 0.5, loss 0; or the final score) on one indicator per room ("this player
+  furnished it"), controlling for the seat that moved first and for the agent in the seat (its strength).
+  Least squares with heteroscedasticity-robust (HC1) standard errors, so a coefficient on the points is a
+  change in win probability. It is biased: strong positions furnish more rooms, and expensive rooms are
+  furnished by players who are already ahead, so a coefficient mixes the room's effect with the position
+  that afforded it.
+- **Causal** (`run_room_bans`, `room_ban_effects`): the same seeds are played by the same agents once as the
+  real game and once per (room, seat) with that seat barred from furnishing that room (the engines' analysis
+  variant `banned_rooms_pN`). Game i of every run starts from the same seed, so the runs are paired game by
+  game and the paired difference in the barred seat's outcome is the value of *access* to the room, with a
+  paired interval. Divided by how often that seat furnishes the room when allowed, it estimates the value
+  of the room to a player who builds it (an instrumental-variable ratio; its interval ignores the
+  uncertainty of the build rate, which is small next to the effect's).
+
+All intervals are 95%: normal approximation, mean +- 1.96 standard errors.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ..core.api import ConfigError
+from ..core.cvc.rules import NUM_ROOMS, rules
+from .balance import Z95, mean_interval, seat_rows
+from .batch import run_match
+from .results import ResultsError, load_games, load_results
+
+EXPERIMENT_FILE = "room_bans.json"
+BASELINE = "baseline"
+
+
+def room_ids() -> list[str]:
+    """The ids of the 24 room tiles, in tile-number order."""
+    return [room.id for room in rules().rooms[:NUM_ROOMS]]
+
+
+def room_names() -> dict[str, str]:
+    """Room id -> printed name, for labels."""
+    return {room.id: room.name for room in rules().rooms[:NUM_ROOMS]}
+
+
+# ------------------------------------------------------------------------------------------------
+# Which rooms each (game, player) furnished, and when
+
+
+def furnished_rooms(decisions: pd.DataFrame) -> pd.DataFrame:
+    """One row per room furnished: game, player, agent, room (id), round (1-based) it was furnished in."""
+    by_name = {name: rid for rid, name in room_names().items()}
+    rows = decisions[decisions["room_furnished"].notna()]
+    return pd.DataFrame({"game": rows["game"].to_numpy(), "player": rows["player"].to_numpy(),
+                         "agent": rows["agent"].to_numpy(),
+                         "room": rows["room_furnished"].map(by_name).to_numpy(),
+                         "round": rows["round"].to_numpy()})
+
+
+def build_indicators(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
+    """`seat_rows(games)` plus one 0/1 column per room id: whether that player furnished it in that game."""
+    rows = seat_rows(games)
+    built = furnished_rooms(decisions)
+    built = built[built["game"].isin(games["game"])]
+    matrix = pd.crosstab([built["game"], built["player"]], built["room"]).clip(upper=1)
+    matrix = matrix.reindex(columns=room_ids(), fill_value=0)
+    keyed = rows.set_index(["game", "player"])
+    joined = keyed.join(matrix, how="left").fillna({rid: 0 for rid in room_ids()})
+    joined[room_ids()] = joined[room_ids()].astype(int)
+    return joined.reset_index()
+
+
+def build_timing(decisions: pd.DataFrame) -> pd.DataFrame:
+    """Rooms x rounds: how many times each room was furnished in each round (rooms never furnished: zeros)."""
+    built = furnished_rooms(decisions)
+    counts = pd.crosstab(built["room"], built["round"]) if len(built) else pd.DataFrame()
+    counts = counts.reindex(room_ids(), fill_value=0)
+    counts.index.name, counts.columns.name = "room", "round"
+    return counts
+
+
+def room_preferences(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
+    """Agents x rooms: the share of an agent's (game, seat) pairs in which it furnished the room."""
+    table = build_indicators(games, decisions)
+    return table.groupby("agent")[room_ids()].mean()
+
+
+# ------------------------------------------------------------------------------------------------
+# Observational: regression with room indicators
+
+
+def ols_hc1(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares coefficients of y on the columns of x and their HC1 robust standard errors.
+
+    Columns that are linear combinations of others (a room nobody built) get NaN, like a dropped regressor.
+    """
+    n, k = x.shape
+    keep = _independent_columns(x)
+    xk = x[:, keep]
+    xtx_inv = np.linalg.inv(xk.T @ xk)
+    beta = xtx_inv @ xk.T @ y
+    resid = y - xk @ beta
+    meat = (xk * resid[:, None] ** 2).T @ xk
+    dof = max(n - len(keep), 1)
+    cov = xtx_inv @ meat @ xtx_inv * n / dof
+    coef, se = np.full(k, np.nan), np.full(k, np.nan)
+    coef[keep], se[keep] = beta, np.sqrt(np.diag(cov))
+    return coef, se
+
+
+def _independent_columns(x: np.ndarray) -> list[int]:
+    """Indices of a maximal set of linearly independent columns, greedily from the left."""
+    keep: list[int] = []
+    for j in range(x.shape[1]):
+        if np.linalg.matrix_rank(x[:, keep + [j]]) == len(keep) + 1:
+            keep.append(j)
+    return keep
+
+
+def room_regression(games: pd.DataFrame, decisions: pd.DataFrame, outcome: str = "points") -> pd.DataFrame:
+    """Per room: its regression coefficient on `outcome` ("points" or "score") with a 95% interval.
+
+    Controls: an intercept, the first-player indicator and one indicator per agent but the first (so
+    agents of different strength are compared with themselves). Columns: coef, ci95_low, ci95_high, se,
+    built (pairs that furnished it), build_rate; sorted by coefficient, largest first; rooms never
+    furnished (or furnished in every pair) get NaN.
+    """
+    if outcome not in ("points", "score"):
+        raise ConfigError(f"outcome must be 'points' or 'score', not {outcome!r}")
+    table = build_indicators(games, decisions)
+    if outcome == "points" and table["points"].isna().all():
+        raise ConfigError("solo games have no win or loss; use outcome='score'")
+    agents = sorted(table["agent"].unique())
+    columns = [np.ones(len(table)), table["first"].to_numpy(float)]
+    columns += [(table["agent"] == a).to_numpy(float) for a in agents[1:]]
+    columns += [table[rid].to_numpy(float) for rid in room_ids()]
+    coef, se = ols_hc1(np.column_stack(columns), table[outcome].to_numpy(float))
+    first_room = 2 + len(agents) - 1
+    out = pd.DataFrame({"coef": coef[first_room:], "se": se[first_room:]}, index=pd.Index(room_ids(), name="room"))
+    out["ci95_low"] = out["coef"] - Z95 * out["se"]
+    out["ci95_high"] = out["coef"] + Z95 * out["se"]
+    out["built"] = [int(table[rid].sum()) for rid in room_ids()]
+    out["build_rate"] = out["built"] / len(table)
+    out.insert(0, "name", [room_names()[rid] for rid in room_ids()])
+    return out[["name", "coef", "ci95_low", "ci95_high", "se", "built", "build_rate"]].sort_values(
+        "coef", ascending=False, na_position="last")
+
+
+# ------------------------------------------------------------------------------------------------
+# Causal: paired room-ban experiment
+
+
+def ban_folder(out: Path, room: str, seat: int) -> Path:
+    """The results folder of the run in which `seat` may not furnish `room`."""
+    return out / f"ban_{room}_p{seat}"
+
+
+def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Sequence[str] | None = None,
+                  jobs: int = 1, progress: bool = True, backend: str = "loky") -> Path:
+    """Play the baseline and one run per (room, seat) ban, `games` games each, `agent` in both seats.
+
+    Every run uses the master seed `seed`, so game i of each ban run pairs with game i of the baseline.
+    Results go to `out/baseline` and `out/ban_<room>_p<seat>` (ordinary results folders); calling again
+    with the same arguments resumes, playing only the games not yet stored. Returns `out`.
+    """
+    out = Path(out)
+    rooms = list(rooms) if rooms is not None else room_ids()
+    unknown = sorted(set(rooms) - set(room_ids()))
+    if unknown:
+        raise ConfigError(f"unknown room id(s) {', '.join(unknown)}; room ids: {', '.join(room_ids())}")
+    spec = {"agent": agent, "games": games, "seed": seed, "rooms": rooms}
+    _write_or_check_experiment(out, spec)
+    runs: list[tuple[Path, dict[str, list[str]]]] = [(out / BASELINE, {})]
+    runs += [(ban_folder(out, room, seat), {f"banned_rooms_p{seat}": [room]}) for room in rooms for seat in (0, 1)]
+    with tqdm(total=games * len(runs), disable=not progress, unit="game", desc="room bans", smoothing=0.1) as bar:
+        for folder, params in runs:
+            run_match("cvc", [agent, agent], games, seed, progress=False, jobs=jobs, out=folder,
+                      backend=backend, **params)
+            bar.update(games)
+    return out
+
+
+def _write_or_check_experiment(out: Path, spec: dict[str, object]) -> None:
+    path = out / EXPERIMENT_FILE
+    if path.exists():
+        stored = _read_experiment(out)
+        if stored != spec:
+            raise ResultsError(path, f"this folder holds a different room-ban experiment ({stored}); asked for "
+                                     f"{spec}. Use another folder, or the same arguments to resume.")
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
+
+
+def _read_experiment(out: Path) -> dict[str, object]:
+    path = out / EXPERIMENT_FILE
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsError(out, f"not a room-ban experiment folder (no {EXPERIMENT_FILE})") from None
+    except json.JSONDecodeError as error:
+        raise ResultsError(path, f"corrupt experiment file ({error})") from None
+    if not isinstance(spec, dict) or not {"agent", "games", "seed", "rooms"} <= set(spec):
+        raise ResultsError(path, "corrupt experiment file (needs agent, games, seed and rooms)")
+    return spec
+
+
+def room_ban_effects(out: str | Path) -> pd.DataFrame:
+    """Per room of a `run_room_bans` folder: the value of access to it, paired game by game (`access_effects`)."""
+    out = Path(out)
+    spec = _read_experiment(out)
+    base_games, base_decisions = load_results(out / BASELINE)
+    banned = {(room, seat): load_games(ban_folder(out, room, seat))
+              for room in spec["rooms"] for seat in (0, 1)}  # type: ignore[union-attr]
+    return access_effects(build_indicators(base_games, base_decisions), banned)
+
+
+def access_effects(baseline: pd.DataFrame, banned: dict[tuple[str, int], pd.DataFrame]) -> pd.DataFrame:
+    """The value of access to each room: baseline minus banned outcome of the barred seat, paired by game.
+
+    `baseline` is `build_indicators` of the baseline run; `banned[(room, seat)]` is the games table of the run
+    in which `seat` was barred from `room`. Columns: pairs (games x seats), access_points (change in score
+    rate, i.e. win probability with draws as halves) with ci95_low/ci95_high, access_score (final points)
+    with score_low/score_high, access_margin (own minus opponent final score) with margin_low/margin_high,
+    build_rate (how often the seat furnished the room in the baseline), and per_build_points /
+    per_build_score (access value divided by the build rate). Sorted by access_points, largest first.
+    Only games finished in both runs count.
+    """
+    base = baseline.assign(margin=_margins(baseline)).set_index(["game", "player"])
+    names = room_names()
+    rows = []
+    for room in dict.fromkeys(room for room, _ in banned):
+        diffs: dict[str, list[np.ndarray]] = {"points": [], "score": [], "margin": []}
+        built = []
+        for seat in (0, 1):
+            if (room, seat) not in banned:
+                continue
+            barred = seat_rows(banned[(room, seat)])
+            barred = barred.assign(margin=_margins(barred))
+            barred = barred[barred["player"] == seat].set_index(["game", "player"])
+            common = base.index.intersection(barred.index)
+            for column in diffs:
+                diffs[column].append((base.loc[common, column] - barred.loc[common, column]).to_numpy(float))
+            built.append(base.loc[common, room].to_numpy(float))
+        row: dict[str, object] = {"room": room, "name": names[room]}
+        for column, label, low, high in (("points", "access_points", "ci95_low", "ci95_high"),
+                                         ("score", "access_score", "score_low", "score_high"),
+                                         ("margin", "access_margin", "margin_low", "margin_high")):
+            mean, lo, hi = mean_interval(np.concatenate(diffs[column]))
+            row.update({label: mean, low: lo, high: hi})
+        pairs = sum(len(b) for b in built)
+        rate = float(np.concatenate(built).mean()) if pairs else math.nan
+        row.update({"pairs": pairs, "build_rate": rate,
+                    "per_build_points": row["access_points"] / rate if rate > 0 else math.nan,  # type: ignore[operator]
+                    "per_build_score": row["access_score"] / rate if rate > 0 else math.nan})  # type: ignore[operator]
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("room").sort_values("access_points", ascending=False)
+
+
+def _margins(rows: pd.DataFrame) -> np.ndarray:
+    """Each (game, player) row's final score minus the opponent's (two-player rows, one per seat)."""
+    total = rows.groupby("game")["score"].transform("sum").to_numpy(float)
+    score = rows["score"].to_numpy(float)
+    return score - (total - score)

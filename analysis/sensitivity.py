@@ -1,0 +1,80 @@
+"""How the balance conclusions move with the agents' search budget.
+
+Weak agents give biased balance answers (a weak player may never exploit a strong room or the first move).
+`budget_sensitivity` takes self-play results folders at increasing budgets and reports, per budget, the
+first-player score rate, the mean score, and how closely the room ranking (room regression coefficients on
+the score rate) and the tile ranking (their takers' score rates) agree with those of the strongest budget
+(Spearman rank correlation with a Fisher-z 95% interval). `stable_from` names the smallest budget from
+which the conclusions no longer move by a stated criterion.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .balance import Z95, first_player_advantage, score_summary, tile_table
+from .results import load_results
+from .room_values import room_regression
+
+
+def spearman(a: pd.Series, b: pd.Series) -> tuple[float, float, float, int]:
+    """Spearman rank correlation of the values two series share (NaN dropped), its Fisher-z 95% interval, n."""
+    both = pd.concat([a, b], axis=1, join="inner").dropna()
+    n = len(both)
+    if n < 4:
+        return (math.nan, math.nan, math.nan, n)
+    ranks = both.rank()
+    rho = float(np.corrcoef(ranks.iloc[:, 0], ranks.iloc[:, 1])[0, 1])
+    if not np.isfinite(rho):
+        return (math.nan, math.nan, math.nan, n)
+    # Fisher's z with the Spearman variance correction (Bonett & Wright): sqrt((1 + rho^2 / 2) / (n - 3)).
+    z = math.atanh(min(max(rho, -0.999999), 0.999999))
+    half = Z95 * math.sqrt((1 + rho * rho / 2) / (n - 3))
+    return (rho, math.tanh(z - half), math.tanh(z + half), n)
+
+
+def budget_sensitivity(folders: Mapping[str, str | Path], reference: str | None = None) -> pd.DataFrame:
+    """One row per budget (in the order given): first-player advantage, mean score, ranking agreement.
+
+    `folders` maps a budget label (e.g. "turn MCTS 200") to a self-play results folder; `reference` is the
+    label whose rankings the others are compared with (default: the last one, the strongest budget).
+    """
+    labels = list(folders)
+    if not labels:
+        raise ValueError("budget_sensitivity needs at least one results folder")
+    reference = reference if reference is not None else labels[-1]
+    if reference not in folders:
+        raise ValueError(f"reference {reference!r} is not one of the budgets: {', '.join(labels)}")
+    loaded = {label: load_results(folders[label]) for label in labels}
+    rooms = {label: room_regression(g, d)["coef"] for label, (g, d) in loaded.items()}
+    tiles = {label: tile_table(d, g)["taker_score_rate"] for label, (g, d) in loaded.items()}
+    rows = []
+    for label, (games, decisions) in loaded.items():
+        first = first_player_advantage(games).iloc[0]
+        scores = score_summary(games, by="agent")
+        room_rho = spearman(rooms[label], rooms[reference])
+        tile_rho = spearman(tiles[label], tiles[reference])
+        rows.append({"budget": label, "games": len(games),
+                     "first_player_score_rate": first["first_player_score_rate"],
+                     "first_low": first["ci95_low"], "first_high": first["ci95_high"],
+                     "mean_score": float(scores["mean_score"].mean()),
+                     "room_rank_rho": room_rho[0], "room_rho_low": room_rho[1], "room_rho_high": room_rho[2],
+                     "tile_rank_rho": tile_rho[0], "tile_rho_low": tile_rho[1], "tile_rho_high": tile_rho[2]})
+    return pd.DataFrame(rows).set_index("budget")
+
+
+def stable_from(table: pd.DataFrame, min_rho: float = 0.7) -> str | None:
+    """The first budget from which every later budget's first-player interval overlaps the strongest budget's
+    and its room and tile rank correlations with the strongest budget are at least `min_rho`; None if none."""
+    last = table.iloc[-1]
+    ok = ((table["first_low"] <= last["first_high"]) & (table["first_high"] >= last["first_low"])
+          & (table["room_rank_rho"].fillna(-1) >= min_rho) & (table["tile_rank_rho"].fillna(-1) >= min_rho))
+    ok.iloc[-1] = True
+    for i in range(len(table)):
+        if ok.iloc[i:].all():
+            return str(table.index[i])
+    return None
