@@ -83,6 +83,26 @@ def cmd_room_bans(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_openings(args: argparse.Namespace) -> int:
+    """Print the opening tree of a self-play results folder, or of a deep search of the first turns."""
+    from .openings import format_tree, opening_tree, search_openings
+    from .results import load_results
+    if args.results:
+        games, decisions = load_results(args.results)
+        tree = opening_tree(decisions, games, depth=args.depth, min_games=args.min_games)
+        print(f"openings of {len(games)} games in {args.results} (A moves first; first {args.depth} tiles taken)")
+        print(format_tree(tree, stats=("games",)))
+    else:
+        tree = search_openings(args.agent, depth=args.depth, branching=args.branching, seed=args.seed)
+        print(f"deep search with {args.agent}: the {args.branching} most visited turns per node, {args.depth} turns "
+              "deep (value: the searcher's mean return for the player to move)")
+        print(format_tree(tree, label="segment", stats=("visits", "value")))
+    if args.out:
+        tree.to_csv(args.out, index=False)
+        print(f"tree written to {args.out}")
+    return 0
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Play a round-robin or gauntlet tournament, print its tables and optionally write them to --out."""
     import shlex
@@ -305,6 +325,25 @@ def build_parser() -> argparse.ArgumentParser:
     bans.add_argument("--out", required=True, metavar="DIR", help="experiment folder (one results folder per run)")
     bans.add_argument("--quiet", action="store_true", help="no progress bar")
     bans.set_defaults(run=cmd_room_bans)
+
+    openings = sub.add_parser(
+        "openings", help="Cave vs Cave opening tree: from self-play results, or from a deep search of the first turns",
+        description="With --results DIR: the tree of the first action tiles taken in the folder's games, each\n"
+                    "prefix with its number of games and the first player's score rate (Wilson 95% interval).\n"
+                    "Without it: search the starting position with --agent, keep the --branching most visited turns\n"
+                    "(of different tiles), play each and search the reply, --depth turns deep.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  cavekit openings --agent cvc_turn_mcts:iterations=20000 --depth 3 --branching 3\n"
+               "  cavekit openings --results results/main --depth 4 --min-games 5")
+    openings.add_argument("--results", metavar="DIR", help="a Cave vs Cave results folder (default: search instead)")
+    openings.add_argument("--agent", default="cvc_turn_mcts:iterations=20000", help="searcher spec (search mode)")
+    openings.add_argument("--depth", type=int, default=3, help="turns (search) or tile picks (results); default 3")
+    openings.add_argument("--branching", type=int, default=3, help="turns kept per node (search; default 3)")
+    openings.add_argument("--min-games", type=int, default=1, help="smallest prefix shown (results; default 1)")
+    openings.add_argument("--seed", type=int, default=0, help="seed of the search and sampled chance (default 0)")
+    openings.add_argument("--out", metavar="FILE.csv", help="also write the tree as CSV")
+    openings.set_defaults(run=cmd_openings)
     return parser
 
 

@@ -83,10 +83,13 @@ def opening_tree(decisions: pd.DataFrame, games: pd.DataFrame, depth: int = 4, m
 
 
 def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 3, branching: int = 3,
-                    seed: int = 0) -> pd.DataFrame:
+                    seed: int = 0, distinct_tiles: bool = True) -> pd.DataFrame:
     """A tree of the best first turns by deep search (see the module docstring), depth first.
 
-    Columns: depth, player (A moves first), segment (the turn's notation), tile (the action tile it takes, if
+    With `distinct_tiles`, the `branching` turns kept at a node take different action tiles (the most visited
+    turn of each of the most visited tiles), so the tree shows alternatives rather than one tile's variants
+    (the same tile with another excavation target, say). Columns: depth, player (A moves first), segment (the
+    turn's notation), tile (the action tile it takes, if
     any), visits and share (of the node's search), value (the searcher's mean value for the player to move,
     in returns units: +1 certain win, -1 certain loss), line (the segments from the start), chance (the
     outcomes sampled on the way to this node, if any).
@@ -123,7 +126,7 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
         total = sum(e.get("visits", 0) for e in entries) or 1
         mover = node.current_player()
         player = "A" if mover == first else "B"
-        for entry in entries[:branching]:
+        for entry in _keep(entries, branching, distinct_tiles):
             child_seen = list(seen)
             child = play(node, entry["actions"], child_seen)
             texts = [entry["text"]]
@@ -134,7 +137,7 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
                 texts.append(best["text"])
                 child = play(child, best["actions"], child_seen)
             segment = "; ".join(texts)
-            tile = next((t[len("take "):] for t in segment.split("; ") if t.startswith("take ")), "")
+            tile = _tile_of(segment)
             move = f"{player}:{tile or segment}"
             rows.append({"depth": level + 1, "player": player, "segment": segment, "tile": tile,
                          "visits": entry.get("visits", 0), "share": entry.get("visits", 0) / total,
@@ -145,6 +148,22 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
     grow(state, 0, [], chance)
     return pd.DataFrame(rows, columns=["depth", "player", "segment", "tile", "visits", "share", "value", "line",
                                        "chance"])
+
+
+def _tile_of(text: str) -> str:
+    """The action tile a segment's notation takes ('' if it takes none)."""
+    return next((t[len("take "):] for t in text.split("; ") if t.startswith("take ")), "")
+
+
+def _keep(entries: list[dict[str, Any]], branching: int, distinct_tiles: bool) -> list[dict[str, Any]]:
+    """The `branching` most visited entries, or with `distinct_tiles` the most visited of each tile."""
+    ranked = sorted(entries, key=lambda e: -e.get("visits", 0))
+    if not distinct_tiles:
+        return ranked[:branching]
+    kept: dict[str, dict[str, Any]] = {}
+    for entry in ranked:
+        kept.setdefault(_tile_of(entry["text"]), entry)
+    return list(kept.values())[:branching]
 
 
 def format_tree(tree: pd.DataFrame, label: str = "move", stats: tuple[str, ...] = ("games",)) -> str:

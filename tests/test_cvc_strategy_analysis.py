@@ -233,6 +233,7 @@ def test_search_openings_builds_a_consistent_tree_of_whole_turns():
         if row["depth"] == 2:
             assert row["line"].startswith(parents[0 if i < 3 else 1] + " > ")
     assert tree["value"].between(-1, 1).all() and (tree["visits"] > 0).all()
+    assert tree[tree["depth"] == 1]["tile"].nunique() == 2          # alternatives, not variants of one tile
     assert all(seg.split("; ")[-1] == "end turn" or "end turn" in seg for seg in tree["segment"])
 
 
@@ -260,3 +261,24 @@ def test_stable_from_names_the_first_budget_after_which_nothing_moves():
     assert stable_from(table, min_rho=0.9) == "strong"
     moving = table.assign(first_low=[0.6, 0.52, 0.40, 0.49], first_high=[0.7, 0.6, 0.45, 0.57])
     assert stable_from(moving) == "strongest"
+
+
+# ------------------------------------------------------------------------------------------------
+# Command line
+
+
+def test_openings_and_room_bans_commands(tmp_path, capsys):
+    from cavekit.analysis.cli import main
+    folder = tmp_path / "run"
+    assert main(["match", "cvc", "--agents", "greedy", "greedy", "--games", "3", "--seed", "1", "--out", str(folder),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["openings", "--results", str(folder), "--depth", "2", "--out", str(tmp_path / "tree.csv")]) == 0
+    printed = capsys.readouterr().out
+    assert "openings of 3 games" in printed and "A:" in printed and "games 3" in printed
+    assert pd.read_csv(tmp_path / "tree.csv")["depth"].max() == 2
+    assert main(["room-bans", "--agent", "greedy", "--games", "1", "--rooms", "parlor", "--out",
+                 str(tmp_path / "bans"), "--quiet"]) == 0
+    assert "Parlor" in capsys.readouterr().out
+    assert main(["openings", "--results", str(tmp_path / "missing")]) == 2
+    assert "no such folder" in capsys.readouterr().err
