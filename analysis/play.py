@@ -378,12 +378,16 @@ class PlaySession:
                 verdict += " (equal points: decided by the tie-break)"
             self.say(verdict)
         while True:
-            answer = self.ask("Save the game record? Type a file name, or press Enter to skip: ")
-            if not answer:
+            answer = self.ask("Save the game record? Type a file name, or press Enter (or no) to skip: ")
+            # A person who types a command out of habit ("quit", "no") means "don't save", not a file name.
+            if not answer or answer.lower() in SKIP_SAVE_ANSWERS:
                 self.say("not saved")
                 return
             if self._save(answer):
                 return
+
+
+SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")
 
 
 def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:

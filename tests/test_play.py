@@ -343,3 +343,14 @@ def test_expectimax_analyse_later_in_a_searched_turn_reads_the_table():
     if state.current_player() >= 0 and len(state.legal_actions()) > 1:
         later = agent.step(state)
         assert agent.analyse(state)[0]["action"] == later
+
+
+@pytest.mark.parametrize("answer", ["quit", "no"])
+def test_a_command_typed_at_the_save_offer_skips_saving(tmp_path, answer):
+    game = load_game("pairs", players=2)
+    played, _ = session(["1"] * 400, game=game)
+    decisions = movers(game, played.state.history()).count(0)
+    result, out = session(["1"] * decisions + [answer], game=load_game("pairs", players=2))
+    assert result.finished and result.state.history() == played.state.history()
+    assert out.rstrip().endswith("not saved")
+    assert not (tmp_path / answer).exists()
