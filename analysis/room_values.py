@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from ..core.api import ConfigError
 from ..core.cvc.rules import NUM_ROOMS, rules

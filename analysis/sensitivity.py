@@ -59,9 +59,9 @@ def budget_sensitivity(folders: Mapping[str, str | Path], reference: str | None 
         room_rho = spearman(rooms[label], rooms[reference])
         tile_rho = spearman(tiles[label], tiles[reference])
         rows.append({"budget": label, "games": len(games),
-                     "first_player_score_rate": first["first_player_score_rate"],
+                     "first_player_score_rate": first["score_rate"],
                      "first_low": first["ci95_low"], "first_high": first["ci95_high"],
-                     "mean_score": float(scores["mean_score"].mean()),
+                     "mean_score": float(scores["mean"].mean()),
                      "room_rank_rho": room_rho[0], "room_rho_low": room_rho[1], "room_rho_high": room_rho[2],
                      "tile_rank_rho": tile_rho[0], "tile_rho_low": tile_rho[1], "tile_rho_high": tile_rho[2]})
     return pd.DataFrame(rows).set_index("budget")

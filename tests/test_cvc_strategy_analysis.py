@@ -282,3 +282,19 @@ def test_openings_and_room_bans_commands(tmp_path, capsys):
     assert "Parlor" in capsys.readouterr().out
     assert main(["openings", "--results", str(tmp_path / "missing")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_budget_sensitivity_on_the_committed_ladder_sample():
+    from pathlib import Path
+    from cavekit.analysis.sensitivity import budget_sensitivity
+    ladder = Path(__file__).parent.parent / "results" / "samples" / "cvc_ladder"
+    folders = {name: ladder / name for name in ("greedy", "turn_mcts20", "turn_mcts50")}
+    table = budget_sensitivity(folders)
+    assert list(table.index) == list(folders)
+    assert table.loc["turn_mcts50", "room_rank_rho"] == pytest.approx(1.0)
+    assert table.loc["turn_mcts50", "tile_rank_rho"] == pytest.approx(1.0)
+    assert ((table["first_low"] <= table["first_player_score_rate"])
+            & (table["first_player_score_rate"] <= table["first_high"])).all()
+    assert (table["games"] > 0).all() and table["mean_score"].between(10, 100).all()
+    with pytest.raises(ValueError, match="reference 'nope' is not one of the budgets"):
+        budget_sensitivity(folders, reference="nope")
