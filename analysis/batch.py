@@ -26,6 +26,7 @@ from ..core.api import CHANCE, ConfigError, Game, sample_chance_outcome
 from ..core.registry import load_game
 from ..search.agent import make_agent
 from .decisions import DecisionRecorder
+from .outcomes import outcome_values
 from .results import ResultsWriter, RunSpec, games_schema, load_games
 
 BACKENDS = ("loky", "dask", "ray")
@@ -37,7 +38,10 @@ MAX_AUTO_CHUNK_SIZE = 1000
 
 def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence,
               recorder: DecisionRecorder | None = None) -> dict[str, Any]:
-    """Play one game; `agent_specs[p]` plays seat p. Returns one result row; `recorder` gets each decision."""
+    """Play one game; `agent_specs[p]` plays seat p. Returns one result row; `recorder` gets each decision.
+
+    The row holds the game's outcome fields too (`analysis/outcomes.py`), read from the final state.
+    """
     chance_seed, *agent_seeds = seed.spawn(1 + game.num_players)
     chance_rng = np.random.default_rng(chance_seed)
     agents = [make_agent(spec, game, seed=s) for spec, s in zip(agent_specs, agent_seeds)]
@@ -69,6 +73,7 @@ def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequen
         row[f"score_{p}"] = scores[p]
         row[f"return_{p}"] = returns[p]
     row["winner"] = winner_of(returns)
+    row.update(outcome_values(game, state))
     return row
 
 
@@ -111,12 +116,17 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 
 def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
-               index: int, first_game: int, stop_game: int, record_decisions: bool) -> ChunkResult:
-    """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch."""
+               index: int, first_game: int, stop_game: int, record_decisions: bool,
+               with_outcomes: bool = True) -> ChunkResult:
+    """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch.
+
+    `with_outcomes=False` leaves the game's outcome columns out (to resume a folder written before them).
+    """
     game = load_game(game_name, **game_params)
     recorder = DecisionRecorder(game) if record_decisions else None
     rows = [_play_numbered(game, agent_specs, seed, i, recorder) for i in range(first_game, stop_game)]
-    games = pa.Table.from_pylist(rows, schema=games_schema(game.num_players))
+    schema = games_schema(game.num_players, game_name if with_outcomes else None)
+    games = pa.Table.from_pylist(rows, schema=schema)
     if recorder is None:
         return ChunkResult(index, _parquet_bytes(games), None, 0)
     return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(recorder.table()), len(recorder))
@@ -248,8 +258,9 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         done = writer.games_done if writer else 0
         if writer is not None and writer.resumed and progress:
             print(f"resuming {out}: {done} of {games} games already stored", file=sys.stderr)
+        with_outcomes = writer.with_outcomes if writer is not None else True
         calls = [(game_name, dict(game_params), list(agent_specs), int(seed), k, run.chunk_range(k).start,
-                  run.chunk_range(k).stop, writer is not None) for k in todo]
+                  run.chunk_range(k).stop, writer is not None, with_outcomes) for k in todo]
         bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
                                        desc=f"{game_name} match", smoothing=0.1))
         tables: dict[int, pa.Table] = {}

@@ -4,7 +4,9 @@ A results folder holds
 - `manifest.json`: format "cavekit-results", version 1, the run (game, its parameters, agent specs, master
   seed, games requested, chunk size), the code version, timestamps, and one entry per finished chunk (its
   file names, the game indices it holds, its row counts);
-- `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards);
+- `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards); games
+  with outcome fields (`analysis/outcomes.py`) add their columns, which the manifest lists as
+  `outcome_columns` (a folder written before a game had them lists none and still loads without them);
 - `decisions-NNNNN.parquet`: one row per player decision of those games (see `analysis/decisions.py`).
 
 A chunk is written to a hidden temporary file, flushed to disk and renamed into place, and only then listed
@@ -30,6 +32,7 @@ import pyarrow.parquet as pq
 
 from ..core.api import CavekitError
 from .decisions import decisions_schema
+from .outcomes import outcome_columns
 
 FORMAT = "cavekit-results"
 VERSION = 1
@@ -48,15 +51,31 @@ class ResultsError(CavekitError):
         super().__init__(f"results folder problem in {self.location}: {problem}")
 
 
-def games_schema(players: int) -> pa.Schema:
-    """The Arrow schema of the one-row-per-game table for `players` seats."""
+def games_schema(players: int, game: str | None = None) -> pa.Schema:
+    """The Arrow schema of the one-row-per-game table for `players` seats, plus `game`'s outcome columns if given."""
     fields = [("game", pa.int64())]
     for p in range(players):
         fields += [(f"agent_{p}", pa.string()), (f"score_{p}", pa.int64()), (f"return_{p}", pa.float64())]
     fields += [("winner", pa.int64()),          # seat with the strictly best return; -1 for a draw or solo
                ("first_player", pa.int64()), ("length", pa.int64()), ("decisions", pa.int64()),
                ("seconds", pa.float64())]
+    if game is not None:
+        fields += outcome_columns(game, players)
     return pa.schema(fields)
+
+
+def folder_games_schema(manifest: dict[str, Any], location: str | Path = MANIFEST) -> pa.Schema:
+    """The games schema a results folder's chunks have: the common columns plus the outcome columns it lists."""
+    listed = manifest.get("outcome_columns", [])
+    base = games_schema(manifest["players"])
+    if not listed:
+        return base
+    full = games_schema(manifest["players"], manifest["game"])
+    known = full.names[len(base.names):]
+    if list(listed) != known:
+        raise ResultsError(location, f"lists outcome columns {listed}, but this cavekit knows "
+                                     f"{known or 'none'} for {manifest['game']!r} with {manifest['players']} players")
+    return full
 
 
 def chunk_file_names(index: int) -> tuple[str, str]:
@@ -172,6 +191,10 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         raise ResultsError(path, "games and chunk_size must be at least 1")
     if not all(isinstance(a, str) for a in manifest["agents"]):
         raise ResultsError(path, "field 'agents' should list agent spec strings")
+    outcomes = manifest.get("outcome_columns", [])
+    if not isinstance(outcomes, list) or not all(isinstance(c, str) for c in outcomes):
+        raise ResultsError(path, f"field 'outcome_columns' should list column names, found {outcomes!r}")
+    folder_games_schema(manifest, path)
     spec = run_spec_of(manifest)
     seen: set[int] = set()
     for n, chunk in enumerate(manifest["chunks"]):
@@ -203,7 +226,7 @@ def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
 
 def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
     """Every listed chunk file exists, is Parquet with the expected columns, and has the listed row count."""
-    schemas = {"games_file": games_schema(manifest["players"]), "decisions_file": decisions_schema(manifest["game"])}
+    schemas = {"games_file": folder_games_schema(manifest), "decisions_file": decisions_schema(manifest["game"])}
     rows = {"games_file": "game_rows", "decisions_file": "decision_rows"}
     for chunk in manifest["chunks"]:
         for key, schema in schemas.items():
@@ -240,7 +263,7 @@ def load_games(folder: str | Path) -> pd.DataFrame:
     folder = Path(folder)
     manifest = read_manifest(folder)
     _check_chunk_files(folder, manifest)
-    return _read_chunks(folder, manifest, "games_file", games_schema(manifest["players"])).to_pandas()
+    return _read_chunks(folder, manifest, "games_file", folder_games_schema(manifest)).to_pandas()
 
 
 def load_results(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -248,7 +271,7 @@ def load_results(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = Path(folder)
     manifest = read_manifest(folder)
     _check_chunk_files(folder, manifest)
-    games = _read_chunks(folder, manifest, "games_file", games_schema(manifest["players"]))
+    games = _read_chunks(folder, manifest, "games_file", folder_games_schema(manifest))
     decisions = _read_chunks(folder, manifest, "decisions_file", decisions_schema(manifest["game"]))
     return games.to_pandas(), decisions.to_pandas()
 
@@ -338,8 +361,10 @@ class ResultsWriter:
     def _fresh_manifest(self) -> dict[str, Any]:
         s = self.spec
         now = _now()
+        outcomes = [name for name, _ in outcome_columns(s.game, self.players)]
         return {"format": FORMAT, "version": VERSION, "game": s.game, "params": _jsonable(s.params),
                 "players": self.players, "engine": self.engine, "agents": list(s.agents), "seed": s.seed,
+                "outcome_columns": outcomes,
                 "games": s.games, "chunk_size": s.chunk_size, "code_version": code_version(),
                 "created": now, "updated": now, "games_done": 0, "complete": False, "chunks": []}
 
@@ -355,6 +380,11 @@ class ResultsWriter:
     def games_done(self) -> int:
         return int(self.manifest["games_done"])
 
+    @property
+    def with_outcomes(self) -> bool:
+        """Whether this folder's game rows carry the game's outcome columns (folders from before them do not)."""
+        return bool(self.manifest.get("outcome_columns"))
+
     def missing_chunks(self) -> list[int]:
         """Indices of the chunks not yet on disk, in order."""
         done = {c["index"] for c in self.manifest["chunks"]}
@@ -363,6 +393,11 @@ class ResultsWriter:
     def write_chunk(self, index: int, games_parquet: bytes, decisions_parquet: bytes, decision_rows: int) -> None:
         """Store one finished chunk (both files, then its manifest entry); safe to interrupt at any point."""
         games_file, decisions_file = chunk_file_names(index)
+        expected = folder_games_schema(self.manifest).names
+        columns = pq.read_schema(pa.BufferReader(games_parquet)).names
+        if columns != expected:
+            raise ResultsError(self.folder / games_file, f"chunk {index} has game columns {columns}, but this "
+                                                         f"folder's games have {expected}")
         _write_atomically(self.folder / games_file, games_parquet)
         _write_atomically(self.folder / decisions_file, decisions_parquet)
         games = self.spec.chunk_range(index)
