@@ -34,7 +34,8 @@ def spearman(a: pd.Series, b: pd.Series) -> tuple[float, float, float, int]:
     # Fisher's z with the Spearman variance correction (Bonett & Wright): sqrt((1 + rho^2 / 2) / (n - 3)).
     z = math.atanh(min(max(rho, -0.999999), 0.999999))
     half = Z95 * math.sqrt((1 + rho * rho / 2) / (n - 3))
-    return (rho, math.tanh(z - half), math.tanh(z + half), n)
+    # At |rho| = 1 the clipped z puts a bound a hair inside rho; an interval always contains its estimate.
+    return (rho, min(math.tanh(z - half), rho), max(math.tanh(z + half), rho), n)
 
 
 def budget_sensitivity(folders: Mapping[str, str | Path], reference: str | None = None) -> pd.DataFrame:
