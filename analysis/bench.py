@@ -1,8 +1,8 @@
 """Speed benchmarks, measured in one process so the ratios hold on a shared, noisy machine.
 
-`cavekit bench cvc` plays random games with the reference engine, with the compiled engine through the
-Python API, and with the compiled engine's C playout, and times move generation and cloning in C on
-positions taken from random games. `cavekit bench batch` times the batch runner (random agents, results
+`cavekit bench cvc` and `cavekit bench cavum` play random games with the reference engine, with the compiled
+engine through the Python API, and with the compiled engine's C playout, and time move generation and cloning
+in C on positions taken from random games. `cavekit bench batch` times the batch runner (random agents, results
 folder written) on one worker and on two. Results are rates and ratios, never pass/fail thresholds.
 """
 from __future__ import annotations
@@ -112,8 +112,59 @@ def format_bench(result: dict[str, Any]) -> str:
         ("state size", f"{result['state_size_bytes']} bytes"),
     ]
     width = max(len(name) for name, _ in rows)
-    title = f"cavekit bench cvc ({result['players']} players, one process, one core)"
+    title = f"cavekit bench {result.get('game', 'cvc')} ({result['players']} players, one process, one core)"
     return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])
+
+
+def bench_cavum(players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
+    """Cavum: playout rates of both engines and their ratio, C-level move generation and clone times, state size."""
+    from ..core.cavum import compiled
+    reference = load_game("cavum", players=players, engine="reference")
+    fast = load_game("cavum", players=players, engine="compiled")
+    ref = _playout_rate(reference, seconds, seed)
+    api = _playout_rate(fast, seconds, seed)
+
+    count = 100
+    started = time.perf_counter()
+    steps = compiled.random_games(fast, count, seed)
+    elapsed = time.perf_counter() - started
+    while elapsed < seconds / 2:       # grow the batch until it is long enough to time
+        count *= 2
+        started = time.perf_counter()
+        steps = compiled.random_games(fast, count, seed)
+        elapsed = time.perf_counter() - started
+    c_playout = {"games_per_second": count / elapsed, "steps_per_second": steps / elapsed, "games": count}
+
+    positions: list = []
+    rng = np.random.default_rng(seed)
+    while len(positions) < 2000:
+        _random_game(fast, rng, keep=positions, keep_every=3)
+    timings = compiled.core_timings(positions, 10)
+    per_call = {k: timings[k] / timings["calls"] * 1e9 for k in ("legal_actions", "clone", "clone_and_apply")}
+    # The same positions in the reference engine (every third one: it is slow).
+    reference_positions = [p.to_reference() for p in positions[::3]]
+    ref_started = time.perf_counter()
+    for p in reference_positions:
+        p.legal_actions()
+    ref_legal_ns = (time.perf_counter() - ref_started) / len(reference_positions) * 1e9
+
+    return {
+        "game": "cavum", "players": players, "seed": seed,
+        "reference_playouts_per_second": ref["games_per_second"],
+        "compiled_api_playouts_per_second": api["games_per_second"],
+        "compiled_c_playouts_per_second": c_playout["games_per_second"],
+        "compiled_c_steps_per_second": c_playout["steps_per_second"],
+        "ratio_c_playout_to_reference": c_playout["games_per_second"] / ref["games_per_second"],
+        "ratio_api_to_reference": api["games_per_second"] / ref["games_per_second"],
+        "legal_actions_ns_compiled_c": per_call["legal_actions"],
+        "legal_actions_ns_reference": ref_legal_ns,
+        "clone_ns_compiled_c": per_call["clone"],
+        "clone_and_apply_ns_compiled_c": per_call["clone_and_apply"],
+        "state_size_bytes": compiled.state_size_bytes(),
+        "positions_timed": len(positions),
+        "reference_games_timed": ref["games"],
+        "mean_random_game_steps": c_playout["steps_per_second"] / c_playout["games_per_second"],
+    }
 
 
 def _process_tree_cpu_seconds() -> float | None:

@@ -50,14 +50,18 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    allowed = {"cvc": (1, 2), "batch": (1, 2), "cavum": (2, 3, 4)}[args.game]   # batch plays cvc
+    if args.players not in allowed:
+        raise CavekitError(f"cavekit bench {args.game}: --players must be one of {', '.join(map(str, allowed))}")
     if args.game == "batch":
         from .bench import bench_batch, format_bench_batch
         result = bench_batch(games=args.games, jobs=args.jobs, chunk_size=args.chunk_size, players=args.players,
                              seed=args.seed)
         print(json.dumps(result, indent=2) if args.json else format_bench_batch(result))
         return 0
-    from .bench import bench_cvc, format_bench
-    result = bench_cvc(players=args.players, seconds=args.seconds, seed=args.seed)
+    from .bench import bench_cavum, bench_cvc, format_bench
+    bench = bench_cvc if args.game == "cvc" else bench_cavum
+    result = bench(players=args.players, seconds=args.seconds, seed=args.seed)
     print(json.dumps(result, indent=2) if args.json else format_bench(result))
     return 0
 
@@ -75,7 +79,7 @@ def cmd_room_bans(args: argparse.Namespace) -> int:
     """Play the paired room-ban experiment and print the value of access to each room."""
     from .room_values import room_ban_effects, run_room_bans
     run_room_bans(args.agent, args.games, args.seed, args.out, rooms=args.rooms, jobs=args.jobs,
-                  progress=not args.quiet)
+                  progress=not args.quiet, chunk_size=args.chunk_size)
     table = room_ban_effects(args.out)
     with pd.option_context("display.width", 160, "display.precision", 3):
         print(table[["name", "pairs", "access_points", "ci95_low", "ci95_high", "access_score", "score_low",
@@ -198,17 +202,20 @@ def build_parser() -> argparse.ArgumentParser:
     match.set_defaults(run=cmd_match)
 
     bench = sub.add_parser(
-        "bench", help="measure engine speed (cvc) or batch-runner throughput (batch)",
-        description="cvc:   benchmark the reference and compiled engines in one process and report their ratio.\n"
-                    "batch: play random cvc games with the batch runner (compiled engine, results folder written)\n"
-                    "       on 1 worker and on --jobs workers in one run; report games/s, the speedup and the CPU\n"
-                    "       time per game of each.",
+        "bench", help="measure engine speed (cvc, cavum) or batch-runner throughput (batch)",
+        description="cvc, cavum: benchmark the reference and compiled engines in one process and report their ratio.\n"
+                    "batch:      play random cvc games with the batch runner (compiled engine, results folder\n"
+                    "            written) on 1 worker and on --jobs workers in one run; report games/s, the speedup\n"
+                    "            and the CPU time per game of each.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n  cavekit bench cvc --json\n  cavekit bench batch --games 4000 --jobs 2")
-    bench.add_argument("game", choices=["cvc", "batch"],
-                       help="cvc: engine speed (only cvc has a compiled engine so far); batch: batch runner speed")
-    bench.add_argument("--players", type=int, default=2, choices=[1, 2], help="players (default 2)")
-    bench.add_argument("--seconds", type=float, default=3.0, help="cvc: time per playout measurement (default 3)")
+        epilog="examples:\n  cavekit bench cvc --json\n  cavekit bench cavum --players 3\n"
+               "  cavekit bench batch --games 4000 --jobs 2")
+    bench.add_argument("game", choices=["cvc", "cavum", "batch"],
+                       help="cvc, cavum: engine speed; batch: batch runner speed")
+    bench.add_argument("--players", type=int, default=2, choices=[1, 2, 3, 4],
+                       help="players (default 2; cvc and batch 1-2, cavum 2-4)")
+    bench.add_argument("--seconds", type=float, default=3.0,
+                       help="cvc, cavum: time per playout measurement (default 3)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the random games (default 0)")
     bench.add_argument("--games", type=int, default=4000, help="batch: games per timed run (default 4000)")
     bench.add_argument("--jobs", type=int, default=2, help="batch: workers compared with one (default 2)")
@@ -322,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     bans.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     bans.add_argument("--rooms", nargs="+", metavar="ROOM", help="room ids (default: all 24)")
     bans.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    bans.add_argument("--chunk-size", type=int, metavar="GAMES", help="games per stored chunk (default: automatic)")
     bans.add_argument("--out", required=True, metavar="DIR", help="experiment folder (one results folder per run)")
     bans.add_argument("--quiet", action="store_true", help="no progress bar")
     bans.set_defaults(run=cmd_room_bans)

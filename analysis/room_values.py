@@ -163,12 +163,13 @@ def ban_folder(out: Path, room: str, seat: int) -> Path:
 
 
 def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Sequence[str] | None = None,
-                  jobs: int = 1, progress: bool = True, backend: str = "loky") -> Path:
+                  jobs: int = 1, progress: bool = True, backend: str = "loky", chunk_size: int | None = None) -> Path:
     """Play the baseline and one run per (room, seat) ban, `games` games each, `agent` in both seats.
 
     Every run uses the master seed `seed`, so game i of each ban run pairs with game i of the baseline.
     Results go to `out/baseline` and `out/ban_<room>_p<seat>` (ordinary results folders); calling again
-    with the same arguments resumes, playing only the games not yet stored. Returns `out`.
+    with the same arguments resumes, playing only the games not yet stored. `jobs`, `backend` and
+    `chunk_size` are passed to `run_match`. Returns `out`.
     """
     out = Path(out)
     rooms = list(rooms) if rooms is not None else room_ids()
@@ -182,7 +183,7 @@ def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Seq
     with tqdm(total=games * len(runs), disable=not progress, unit="game", desc="room bans", smoothing=0.1) as bar:
         for folder, params in runs:
             run_match("cvc", [agent, agent], games, seed, progress=False, jobs=jobs, out=folder,
-                      backend=backend, **params)
+                      backend=backend, chunk_size=chunk_size, **params)
             bar.update(games)
     return out
 

@@ -1,14 +1,33 @@
 """Every open-question parameter of Cavum (shared/rules/cavum.md section 10): validated, and it changes the rule."""
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from cavekit.core import load_game
+from cavekit.core import load_game as _load_game
 from cavekit.core.api import ConfigError
 from cavekit.core.cavum.reference import AUCTION, COLOUR_BID, COLOUR_SELL, ORDER_PICK, TAKING, tile_code
 from cavekit.core.cavum.rules import CHOICES, PARAMETERS, rules
+import test_cavum_rules
 from test_cavum_rules import (BLUE_PROSPECT, FOUR, RED, SIX, THREE, TWO, YELLOW, cell, example_state,
                               fresh, play, sale_state, texts, to_build)
+
+
+ENGINE = "compiled"
+
+
+@pytest.fixture(autouse=True, params=["compiled", "reference"])
+def engine(request, monkeypatch):
+    """Every test here runs on both engines: `load_game` below (and the helpers borrowed from the rules
+    tests) build the engine of the test's parameter."""
+    monkeypatch.setattr(sys.modules[__name__], "ENGINE", request.param)
+    monkeypatch.setattr(test_cavum_rules, "ENGINE", request.param)
+    return request.param
+
+
+def load_game(name: str, **params):
+    return _load_game(name, **{"engine": ENGINE, **params})
 
 
 def test_defaults_come_from_the_data_file():

@@ -1,14 +1,31 @@
 """Cavum rules, one test per rule of shared/rules/cavum.md (section numbers in the test names' docstrings)."""
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from cavekit.core import load_game
+from cavekit.core import load_game as _load_game
 from cavekit.core.api import CHANCE, IllegalActionError
 from cavekit.core.cavum.actions import PIECE_STATION, PIECE_VEIN
 from cavekit.core.cavum.reference import (AUCTION, BUILD, CHOOSE, COLOUR_BID, COLOUR_SELL, FINAL_SALE, ORDER_PICK,
                                           ORDER_SALE, OVER, tile_code)
 from cavekit.core.cavum.rules import rules
+
+
+ENGINE = "compiled"
+
+
+@pytest.fixture(autouse=True, params=["compiled", "reference"])
+def engine(request, monkeypatch):
+    """Every test here runs on both engines: `load_game` below builds the engine of the test's parameter."""
+    monkeypatch.setattr(sys.modules[__name__], "ENGINE", request.param)
+    return request.param
+
+
+def load_game(name: str, **params):
+    return _load_game(name, **{"engine": ENGINE, **params})
+
 
 TWO, THREE, FOUR, SIX = 0, 2, 4, 6          # tile pieces (kind * 2); + 1 for dynamite
 RED, BLUE, YELLOW = 1, 2, 0

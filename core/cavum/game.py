@@ -31,7 +31,7 @@ from .rules import MAX_BID, Config, make_config, rules
 
 RECORD_FORMAT = "cavekit-cavum"
 RECORD_VERSION = 1
-ENGINES = ("reference",)
+ENGINES = ("compiled", "reference")
 RESAMPLE_TRIES = 500
 
 
@@ -287,7 +287,7 @@ class Cavum:
     name = "cavum"
     zero_sum = True            # returns always sum to 0 (see the module docstring)
 
-    def __init__(self, players: int = 2, engine: str = "reference", **params: Any):
+    def __init__(self, players: int = 2, engine: str = "compiled", **params: Any):
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r} for cavum; available engines: {', '.join(ENGINES)}")
         self.config: Config = make_config(players, **params)
@@ -360,6 +360,9 @@ class Cavum:
         return state
 
     def _state_class(self) -> type:
+        if self.engine == "compiled":
+            from .compiled import CompiledState
+            return CompiledState
         from .reference import ReferenceState
         return ReferenceState
 

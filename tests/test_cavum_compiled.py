@@ -1,0 +1,374 @@
+"""The compiled Cavum engine plays exactly the reference engine's game: same moves, positions, records, scores.
+
+Both engines are driven through the same seeded games (2, 3 and 4 players, and every rule option of
+shared/rules/cavum.md section 10 changed) and compared at every step: the player to move, the legal actions,
+the chance outcomes with their probabilities, `to_dict()`, the scores, and `serialize()` every few steps;
+the returns at the end. Two move policies: uniform random, and a "rich" one that prefers stations, tiles,
+veins and prospecting steps so that networks, city scoring, long routes and explosions come up often.
+Also checked: illegal moves explained in the same words with the state unchanged, the reference's helper
+methods on the compiled state, the hidden-information views and resampling, clones, pickles and records.
+"""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from cavekit.core import load_game
+from cavekit.core.api import IllegalActionError, sample_chance_outcome
+from cavekit.core.cavum import compiled
+from cavekit.core.cavum.actions import (BID, DISCARD, END_TURN, LAY, NUM_PIECES, OPTION_POINTS, OPTION_TAKE,
+                                        PROSPECT_START, PROSPECT_STEP, STATION, VEIN, action_table)
+from cavekit.core.cavum.compiled import CompiledState
+from cavekit.core.cavum.reference import BUILD, ROUTING
+from cavekit.core.cavum.rules import CHOICES, KINDS, rules
+
+TABLE = action_table()
+# Weights of the rich policy by action kind (1 for the rest): build networks and use them.
+RICH_WEIGHTS = {STATION: 30.0, LAY: 6.0, VEIN: 4.0, PROSPECT_STEP: 3.0, PROSPECT_START: 3.0, OPTION_TAKE: 1.0,
+                END_TURN: 0.5, OPTION_POINTS: 0.3, DISCARD: 0.2}
+
+
+def both(players: int, **params):
+    return (load_game("cavum", players=players, engine="reference", **params),
+            load_game("cavum", players=players, engine="compiled", **params))
+
+
+def choose(legal: list[int], rng: np.random.Generator, rich: bool) -> int:
+    """A uniformly random legal action, or one drawn with the rich policy's weights."""
+    if not rich:
+        return legal[int(rng.integers(len(legal)))]
+    weights = np.array([RICH_WEIGHTS.get(TABLE.specs[a].kind, 1.0) for a in legal])
+    return legal[int(rng.choice(len(legal), p=weights / weights.sum()))]
+
+
+def assert_same_game(ref, fast, rng: np.random.Generator, rich: bool = False, records_every: int = 3,
+                     visit=None) -> int:
+    """Play both states to the end with the same moves, comparing them at every step; the step count.
+    `visit(ref, fast, rng)` is called at decision nodes for extra checks."""
+    steps = 0
+    while True:
+        assert fast.current_player() == ref.current_player(), f"players differ at step {steps}"
+        legal = ref.legal_actions()
+        assert fast.legal_actions() == legal, f"legal actions differ at step {steps}"
+        assert fast.to_dict() == ref.to_dict(), f"positions differ at step {steps}"
+        if steps % records_every == 0 or ref.is_terminal():
+            assert fast.serialize() == ref.serialize(), f"records differ at step {steps}"
+        assert fast.scores() == ref.scores()
+        if ref.is_terminal():
+            assert fast.is_terminal() and legal == []
+            assert fast.returns() == ref.returns() == fast.c_returns()
+            assert fast.winners() == ref.winners()
+            return steps
+        assert fast.is_chance_node() == ref.is_chance_node()
+        assert fast.chance_outcomes() == ref.chance_outcomes()
+        if ref.is_chance_node():
+            action = sample_chance_outcome(ref.chance_outcomes(), rng.random())
+        else:
+            if visit is not None:
+                visit(ref, fast, rng)
+            action = choose(legal, rng, rich)
+        ref.apply_action(action)
+        fast.apply_action(action)
+        steps += 1
+
+
+# -- the same games ---------------------------------------------------------------------------------
+
+GAMES = {2: 16, 3: 10, 4: 8}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_engines_agree_on_random_games(players):
+    ref_game, fast_game = both(players)
+    total = 0
+    for seed in range(GAMES[players]):
+        rng = np.random.default_rng([players, seed])
+        total += assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng,
+                                  rich=seed % 2 == 1)
+    # three phases of five draws, an auction and 12 actions per player at least
+    assert total >= GAMES[players] * 3 * (5 + 12 * players)
+
+
+def option_changes() -> list[dict]:
+    """Every rule option (section 10 of the rules) set away from its default at least once."""
+    out = [{name: value} for name, values in CHOICES.items() for value in values[1:]]
+    out += [{"sequence_card_dynamite": ["six", "four", "three", "two"]},
+            {"sequence_card_dynamite": {"1": "four", "2": "two", "3": "six", "4": "three"}},
+            {"colour_sale_min_bid": 3}, {"colour_sale_min_bid": 9},
+            {"colour_sale_colour_order": ["violet", "white", "green", "blue", "red", "yellow"]},
+            {"two_chip_supply_limit": 0}, {"two_chip_supply_limit": 3}, {"two_chip_supply_limit": "unlimited"},
+            # options that meet in the network code, together
+            {"tile_internal_connectivity": "independent_channels", "city_spaces_pass_through": True,
+             "three_exit_pattern": "T", "two_exit_pattern": "curve"},
+            {"cover_occupied_cell": True, "vein_under_counts_as_visible_dynamite": True,
+             "exploding_adjacent_dynamite": "loses_top_tile", "city_adjacency_rule": "none"},
+            {"order_pick_pass_is_final": False, "colour_sale_pass_is_final": False, "bid_cap": "unbounded",
+             "colour_sale_opening_bid": "exactly_price", "colour_sale_min_bid": 2}]
+    return out
+
+
+OPTIONS = option_changes()
+
+
+def option_id(option: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in option.items())
+
+
+@pytest.mark.parametrize("index", range(len(OPTIONS)), ids=[option_id(o) for o in OPTIONS])
+def test_engines_agree_with_each_rule_option_changed(index):
+    for k, rich in enumerate((True, False)):
+        players = 2 + (index + k) % 3
+        ref_game, fast_game = both(players, **OPTIONS[index])
+        rng = np.random.default_rng([index, k, 17])
+        assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, rich=rich)
+
+
+def test_every_section_10_option_is_changed_somewhere():
+    changed = {name for option in OPTIONS for name in option}
+    from cavekit.core.cavum.rules import PARAMETERS
+    single_valued = {name for name, values in CHOICES.items() if len(values) == 1}
+    assert changed == set(PARAMETERS) - single_valued
+
+
+# -- the reference's helpers on the C state -----------------------------------------------------------
+
+def compare_helpers(ref, fast, rng: np.random.Generator) -> None:
+    """At a building decision, the reference's helper methods give the same answers on both states."""
+    if ref.stage != BUILD:
+        return
+    r = rules()
+    p = ref.to_move
+    assert fast._build_actions(p) == ref._build_actions(p), "same actions in the same (unsorted) order"
+    for piece in range(NUM_PIECES):
+        assert fast._placements(p, piece) == ref._placements(p, piece)
+        assert fast._placements(p, piece, first_only=True) == ref._placements(p, piece, first_only=True)
+    assert fast._only_prospect_left(p) == ref._only_prospect_left(p)
+    assert fast._route_starts(p) == ref._route_starts(p)
+    if ref.prospect_state == ROUTING:
+        assert fast._route_steps(p) == ref._route_steps(p)
+        assert fast._may_stop(p) == ref._may_stop(p)
+    for space in range(r.num_spaces):
+        assert fast.live(space) == ref.live(space)
+    for cell in range(r.num_cells):
+        assert fast.open_sides(cell) == ref.open_sides(cell) and fast.top(cell) == ref.top(cell)
+        assert fast.vein_connected(cell) == ref.vein_connected(cell)
+        assert fast._vein_site_problem(cell) == ref._vein_site_problem(cell)
+    for node in range(r.num_cells + r.num_spaces):
+        assert fast._station_problem(p, node) == ref._station_problem(p, node)
+        assert fast._station_problem(p, node, piece_check=False) == ref._station_problem(p, node, piece_check=False)
+    for colour in range(len(r.colours)):
+        assert fast._vein_colour_problem(colour) == ref._vein_colour_problem(colour)
+        assert fast.price(colour) == ref.price(colour)
+    for _ in range(60):
+        piece, cell, rot = int(rng.integers(8)), int(rng.integers(r.num_cells)), int(rng.integers(6))
+        for check in (True, False):
+            assert fast._lay_problem(p, piece, cell, rot, piece_check=check) == \
+                ref._lay_problem(p, piece, cell, rot, piece_check=check), (piece, cell, rot)
+    for piece in range(NUM_PIECES):
+        assert fast._piece_problem(p, piece) == ref._piece_problem(p, piece)
+    # the end of building on copies: city scoring and explosions
+    ref_copy, fast_copy = ref.clone(), fast.clone()
+    assert fast_copy.score_cities() == ref_copy.score_cities()
+    assert fast_copy.explode() == ref_copy.explode()
+    assert fast_copy.to_dict() == ref_copy.to_dict()
+
+
+def test_helpers_agree_at_building_positions():
+    for players, options in ((2, {}), (3, {"tile_internal_connectivity": "independent_channels",
+                                           "city_spaces_pass_through": True}),
+                             (4, {"cover_occupied_cell": True, "unconnected_vein_neighbour": "forbidden"})):
+        ref_game, fast_game = both(players, **options)
+        rng = np.random.default_rng([players, 5])
+        visits = {"n": 0}
+
+        def visit(ref, fast, rng):
+            if rng.random() < 0.15:
+                visits["n"] += 1
+                compare_helpers(ref, fast, rng)
+                assert fast.order() == ref.order() and fast._free_cards() == ref._free_cards()
+
+        assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, rich=True, visit=visit)
+        assert visits["n"] >= 5
+
+
+# -- illegal moves --------------------------------------------------------------------------------
+
+def test_engines_explain_illegal_actions_in_the_same_words():
+    ref_game, fast_game = both(3)
+    rng = np.random.default_rng(3)
+    ref, fast = ref_game.new_initial_state(), fast_game.new_initial_state()
+    tried = 0
+    while not ref.is_terminal():
+        if rng.random() < 0.3:
+            odd = [int(rng.integers(len(TABLE))), int(rng.integers(len(TABLE))), -1, len(TABLE), 2 ** 70, "bid 3",
+                   2.0, True, None, np.int64(int(rng.integers(len(TABLE))))]
+            for action in odd:
+                outcomes = []
+                for state in (ref, fast):
+                    before = state.serialize()
+                    reason = state.illegal_reason(action)
+                    try:
+                        state.clone().apply_action(action)
+                        outcomes.append((reason, None))
+                    except Exception as e:   # the same type and message are required of both
+                        outcomes.append((reason, type(e), str(e)))
+                    if reason is not None:
+                        with pytest.raises(IllegalActionError):
+                            state.apply_action(action)
+                    assert state.serialize() == before, "a refused action leaves the state unchanged"
+                assert outcomes[0] == outcomes[1], action
+                tried += 1
+        action = (sample_chance_outcome(ref.chance_outcomes(), rng.random()) if ref.is_chance_node()
+                  else choose(ref.legal_actions(), rng, rich=True))
+        ref.apply_action(action)
+        fast.apply_action(action)
+    assert tried > 200
+    for state in (ref, fast):
+        with pytest.raises(IllegalActionError, match="game is over"):
+            state.apply_action(0)
+
+
+def test_numpy_integers_are_actions():
+    fast = load_game("cavum", players=2, engine="compiled").new_initial_state()
+    fast.apply_action(np.int64(3))
+    assert fast.history() == [3] and type(fast.history()[0]) is int
+
+
+# -- views, hidden information, copies and records ------------------------------------------------------
+
+def test_views_and_resampling_are_the_same_in_both_engines():
+    ref_game, fast_game = both(3)
+    rng = np.random.default_rng(0)
+    ref, fast = ref_game.new_initial_state(seed=9), fast_game.new_initial_state(seed=9)
+    checked = 0
+    while not ref.is_terminal():
+        if ref.current_player() >= 0 and rng.random() < 0.1:
+            for p in range(3):
+                assert ref.information_state_string(p) == fast.information_state_string(p)
+                assert ref.observation_tensor(p) == fast.observation_tensor(p)
+                assert np.array_equal(ref.information_state_tensor(p), fast.information_state_tensor(p))
+                seed = int(rng.integers(1 << 30))
+                assert ref.resample_from_infostate(p, seed).serialize() == \
+                    fast.resample_from_infostate(p, seed).serialize()
+            assert ref.shown_stone_holders() == fast.shown_stone_holders()
+            assert str(ref) == str(fast)
+            checked += 1
+        action = (sample_chance_outcome(ref.chance_outcomes(), rng.random()) if ref.is_chance_node()
+                  else choose(ref.legal_actions(), rng, rich=True))
+        ref.apply_action(action)
+        fast.apply_action(action)
+    assert checked >= 10 and str(ref) == str(fast)
+
+
+def test_fields_are_live_views_like_the_reference_lists():
+    fast = load_game("cavum", players=2, engine="compiled").new_initial_state(seed=1)
+    ref = load_game("cavum", players=2, engine="reference").new_initial_state(seed=1)
+    for name, value in ref.to_dict().items():
+        assert getattr(fast, name) == value, name
+    fast.pool[8] = 7
+    fast.hands[0:6] = [1, 0, 2, 0, 0, 0]
+    fast.scores_ = [3, 4]
+    fast.phase = 1
+    d = fast.to_dict()
+    assert d["pool"][8] == 7 and d["hands"][:6] == [1, 0, 2, 0, 0, 0] and d["scores_"] == [3, 4]
+    assert d["phase"] == 1 and fast.hand(0) == [1, 0, 2, 0, 0, 0]
+    assert fast.station.count(-1) == rules().num_cells and fast.board[-1] == fast.board[len(fast.board) - 1]
+    assert list(fast.seq_card) == d["seq_card"] and len(fast.stack) == rules().num_cells * 4
+    with pytest.raises(ValueError, match="keep their length"):
+        fast.scores_ = [1, 2, 3]
+    with pytest.raises(IndexError):
+        fast.pool[10] = 1
+    fresh = CompiledState.from_dict(fast._game, d, fast.history())
+    assert fresh.to_dict() == d
+
+
+def test_clone_pickle_deepcopy_and_records_keep_the_position():
+    game = load_game("cavum", players=4, engine="compiled", tile_internal_connectivity="independent_channels")
+    state = game.new_initial_state(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(120):
+        state.apply_action(choose(state.legal_actions(), rng, rich=True))
+    for other in (state.clone(), pickle.loads(pickle.dumps(state)), copy.deepcopy(state),
+                  game.deserialize_state(state.serialize())):
+        assert type(other) is CompiledState and other.serialize() == state.serialize() and other == state
+        assert other.legal_actions() == state.legal_actions()
+    assert pickle.loads(pickle.dumps(state))._game.parameters()["tile_internal_connectivity"] == \
+        "independent_channels"
+    twin = state.clone()
+    before = state.serialize()
+    twin.apply_action(twin.legal_actions()[0])
+    twin.pool[0] += 1
+    assert state.serialize() == before, "a clone is independent"
+    assert twin.history() != state.history() and twin.to_dict() != state.to_dict()
+    reference = load_game("cavum", players=4, engine="reference", tile_internal_connectivity="independent_channels")
+    assert reference.deserialize_state(state.serialize()).serialize() == state.serialize(), \
+        "a compiled record replays in the reference engine"
+
+
+def test_a_replaced_config_is_followed_like_the_reference_does():
+    """The reference reads its Config live; the compiled state follows a swapped Config too."""
+    ref_game, fast_game = both(2)
+    ref, fast = ref_game.new_initial_state(seed=2), fast_game.new_initial_state(seed=2)
+    for game in (ref_game, fast_game):
+        game.config = type(game.config)(**{**game.config.__dict__, "bid_cap": "unbounded"})
+    assert fast.legal_actions() == ref.legal_actions() and TABLE.id(BID, 60) in fast.legal_actions()
+
+
+# -- C playouts and sizes -----------------------------------------------------------------------------
+
+def test_c_random_playouts_finish_games_with_zero_sum_returns():
+    game = load_game("cavum", players=3, engine="compiled")
+    state = game.new_initial_state(seed=1)
+    results = [state.random_playout(seed) for seed in range(100)]
+    assert all(abs(sum(r)) < 1e-9 and max(r) > 0 for r in results)
+    assert state.random_playout(5) == state.random_playout(5)
+    assert len({tuple(r) for r in results}) > 2, "different seeds give different games"
+    steps = compiled.random_games(game, 50, seed=2)
+    assert 50 * 3 * (5 + 12 * 3) < steps < 50 * game.max_game_length
+    assert compiled.state_size_bytes() < 2000
+
+
+def test_compiled_is_the_default_engine():
+    assert load_game("cavum", players=2).engine == "compiled"
+    assert type(load_game("cavum", players=2).new_initial_state()) is CompiledState
+    assert KINDS == ("two", "three", "four", "six")
+
+
+# -- long runs ----------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_engines_agree_on_many_random_games(players):
+    ref_game, fast_game = both(players)
+    for seed in range(150):
+        rng = np.random.default_rng([players, seed, 99])
+        assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, rich=seed % 2 == 1,
+                         records_every=10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", range(len(OPTIONS)), ids=[option_id(o) for o in OPTIONS])
+def test_engines_agree_with_each_rule_option_on_many_games(index):
+    for players in (2, 3, 4):
+        ref_game, fast_game = both(players, **OPTIONS[index])
+        for seed in range(6):
+            rng = np.random.default_rng([index, players, seed, 7])
+            assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, rich=seed % 2 == 0,
+                             records_every=10)
+
+
+@pytest.mark.slow
+def test_helpers_agree_at_many_building_positions():
+    for index, options in enumerate(OPTIONS):
+        ref_game, fast_game = both(2 + index % 3, **options)
+        rng = np.random.default_rng([index, 31])
+
+        def visit(ref, fast, rng):
+            if rng.random() < 0.05:
+                compare_helpers(ref, fast, rng)
+
+        assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, rich=True,
+                         visit=visit, records_every=20)
