@@ -54,6 +54,7 @@ setup(
     packages=packages(),
     package_data={"cavekit.core.cvc": ["data/*.json", "*.pxd"],
                   "cavekit.core.pairs": ["data/*.json", "*.pxd"],
+                  "cavekit.core.caverna": ["data/*.json"],
                   "cavekit.core.cavum": ["data/*.json", "*.pxd"]},
     ext_modules=extensions(),
     zip_safe=False,
