@@ -29,13 +29,14 @@ three phases by first averaging within each game (a game is one cluster: its pha
 then take the t interval over games; their rates are cluster means too.
 
 Causal reading. A position's value is causal only if who holds which position is unrelated to how well
-that player would have done anyway. With `cavum_heuristic` it is, by construction: its evaluator does not
-look at sequence cards, so its card choice is a seeded random tie-break among equal values (a natural
-experiment; its bids are equally uninformed). `assignment_balance` checks it (the score margin before the
-auctions should not differ by position). For agents that bid on their prospects it will not hold, and
-`break_even_bids(..., adjust=True)` adjusts for the pre-auction score difference by regression, which
-removes only the bias that difference explains. Either way the value measured is the value for the agents
-that played: a stronger agent may use (or deny) an early position better.
+that player would have done anyway. With `cavum_heuristic:bidding=evaluator` it is, by construction: that
+variant's evaluator does not look at sequence cards, so its bids and card choices are seeded random
+tie-breaks among equal values (a randomised experiment). `assignment_balance` checks it (the score margin
+before the auctions should not differ by position). For agents that bid on their prospects, or by seat
+order like the default `cavum_heuristic`, it will not hold, and `break_even_bids(..., adjust=True)` adjusts
+for the pre-auction score difference by regression, which removes only the bias that difference explains.
+Either way the value measured is the value for the agents that played: a stronger agent may use (or deny)
+an early position better.
 """
 from __future__ import annotations
 

@@ -8,7 +8,16 @@ returns once the game is over.
 
 `cavum_heuristic` plays the legal action whose result evaluates best for the mover (ties broken at random
 from its seeded generator); while prospecting it prefers steps onto veins with stones, since a route's
-value only shows when it is finished.
+value only shows when it is finished. The sequence auction is the exception, because the evaluator cannot
+see what turn order is worth (a bid costs nothing until the auction closes): there the agent values winning
+at `order_value` points per turn position it expects to gain (the winner picks the first free position;
+a loser ends up on average (m - 1) / 2 positions later, with m players still without a card), raises by
+one while the new bid stays within that value, otherwise passes; an opener who must bid bids 0; and an
+auction winner takes the earliest free sequence card. The default `order_value` (1.5 points) is the
+break-even bid per position measured by the bidding analysis (`notebooks/cavum_bidding.ipynb`).
+`bidding=evaluator` switches that rule off (the evaluator then sees no difference between bids or cards, so
+its seeded tie-break picks them at random): the bidding analysis plays that variant because it hands turn
+positions out at random, which makes the measured value of a position causal.
 """
 from __future__ import annotations
 
@@ -17,13 +26,16 @@ from typing import Any
 
 import numpy as np
 
-from ..core.api import CHANCE, Game, State
+from ..core.api import CHANCE, ConfigError, Game, State
+from ..core.cavum.actions import action_table
 from ..core.cavum.rules import rules
 from .agent import register_agent
 from .evaluation import register_evaluator
 
 CAVUM_SCALE = 15.0          # points of lead that make tanh about 0.76
 ORDER_SHARE = 0.8           # an order that can be fulfilled is not yet fulfilled
+ORDER_VALUE = 1.5           # points per turn position (see the module docstring)
+BIDDING_RULES = ("value", "evaluator")
 
 
 def scorings_left(state: Any) -> int:
@@ -82,11 +94,16 @@ class CavumHeuristicAgent:
 
     name = "cavum_heuristic"
 
-    def __init__(self, game: Game, seed: int | np.random.SeedSequence | None = None, vein_bonus: float = 0.05):
+    def __init__(self, game: Game, seed: int | np.random.SeedSequence | None = None, vein_bonus: float = 0.05,
+                 order_value: float = ORDER_VALUE, bidding: str = "value"):
+        if bidding not in BIDDING_RULES:
+            raise ConfigError(f"cavum_heuristic: bidding={bidding!r} is not allowed; allowed: {', '.join(BIDDING_RULES)}")
         self.game = game
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self.vein_bonus = vein_bonus
+        self.order_value = order_value
+        self.bidding = bidding
 
     def reset(self) -> None:
         self.rng = np.random.default_rng(self._seed)
@@ -99,6 +116,9 @@ class CavumHeuristicAgent:
             raise ValueError("no legal action: the game is over")
         if len(legal) == 1:
             return int(legal[0])
+        turn_order_move = self._turn_order_move(state, legal) if self.bidding == "value" else None
+        if turn_order_move is not None:
+            return turn_order_move
         player = state.current_player()
         best, best_value = legal[0], -math.inf
         for action in legal:
@@ -114,5 +134,25 @@ class CavumHeuristicAgent:
         return int(best)
 
 
+    def _turn_order_move(self, state: Any, legal: list[int]) -> int | None:
+        """The sequence-auction bid or pass, or the card an auction winner takes; None at any other stage."""
+        from ..core.cavum.actions import BID, CHOOSE_CARD, PASS
+        from ..core.cavum.reference import AUCTION, CHOOSE
+        table = action_table()
+        if state.stage == CHOOSE:
+            cards = [a for a in legal if table.specs[a].kind == CHOOSE_CARD]
+            return min(cards, key=lambda a: table.specs[a].a) if cards else None
+        if state.stage != AUCTION:
+            return None
+        bids = {table.specs[a].a: a for a in legal if table.specs[a].kind == BID}
+        passes = [a for a in legal if table.specs[a].kind == PASS]
+        if not passes:                                   # the opener must bid: as little as allowed
+            return bids[min(bids)]
+        without_card = sum(1 for card in state.seq_card if not card)
+        worth = self.order_value * (without_card - 1) / 2
+        raise_to = state.bid + 1
+        return bids[raise_to] if raise_to in bids and raise_to <= worth else passes[0]
+
+
 register_evaluator("cavum", cavum_evaluate)
-register_agent("cavum_heuristic", CavumHeuristicAgent, {"vein_bonus": float})
+register_agent("cavum_heuristic", CavumHeuristicAgent, {"vein_bonus": float, "order_value": float, "bidding": str})
