@@ -32,6 +32,8 @@ def _register_builtin_games() -> None:
     register_game("pairs", ThePairsCave)
     from .cavum.game import Cavum
     register_game("cavum", Cavum)
+    from .caverna.game import Caverna
+    register_game("caverna", Caverna)
 
 
 _register_builtin_games()
