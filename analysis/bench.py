@@ -97,6 +97,62 @@ def bench_engines(name: str, players: int = 2, seconds: float = 3.0, seed: int =
     }
 
 
+def bench_reference(name: str, players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
+    """Speed of a game that has only its reference engine (caverna): random playouts through the Python API
+    (games/s, steps/s), and per-call times of `legal_actions` (recomputed, not cached), `clone` and
+    clone + apply on positions taken from random games."""
+    game = load_game(name, players=players)
+    rates = _playout_rate(game, seconds, seed)
+    positions: list = []
+    rng = np.random.default_rng(seed)
+    while len(positions) < 300:
+        _random_game(game, rng, keep=positions, keep_every=3)
+    repeats = 3
+
+    def per_call(fn: Any) -> float:
+        started = time.perf_counter()
+        for _ in range(repeats):
+            for p in positions:
+                fn(p)
+        return (time.perf_counter() - started) / (repeats * len(positions)) * 1e9
+
+    def fresh_legal(p: Any) -> None:
+        if hasattr(p, "_legal"):
+            p._legal = None          # the reference engine caches legal actions: time the computation
+        p.legal_actions()
+
+    firsts = [p.legal_actions()[0] for p in positions]
+    index = {id(p): a for p, a in zip(positions, firsts)}
+    return {
+        "game": name, "players": players, "seed": seed, "engine": getattr(game, "engine", "reference"),
+        "reference_playouts_per_second": rates["games_per_second"],
+        "reference_steps_per_second": rates["steps_per_second"],
+        "reference_games_timed": rates["games"],
+        "mean_random_game_steps": rates["steps_per_second"] / rates["games_per_second"],
+        "legal_actions_ns_reference": per_call(fresh_legal),
+        "clone_ns_reference": per_call(lambda p: p.clone()),
+        "clone_and_apply_ns_reference": per_call(lambda p: p.clone().apply_action(index[id(p)])),
+        "positions_timed": len(positions),
+    }
+
+
+def format_bench_reference(result: dict[str, Any]) -> str:
+    """`bench_reference` as a table a person reads."""
+    rows = [
+        ("reference engine, random playouts", f"{result['reference_playouts_per_second']:,.1f} games/s, "
+                                              f"{result['reference_steps_per_second']:,.0f} steps/s"),
+        ("steps per random game", f"{result['mean_random_game_steps']:,.0f}"),
+        ("legal actions, reference", f"{result['legal_actions_ns_reference'] / 1e3:,.1f} us"),
+        ("clone, reference", f"{result['clone_ns_reference'] / 1e3:,.1f} us"),
+        ("clone + apply, reference", f"{result['clone_and_apply_ns_reference'] / 1e3:,.1f} us"),
+        ("positions timed", f"{result['positions_timed']} (from random games)"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    title = (f"cavekit bench {result['game']} ({result['players']} players, reference engine only, "
+             "one process, one core)")
+    return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])
+
+
 def _as_reference(position: Any, reference: Any) -> Any:
     """The reference engine's copy of a compiled position."""
     if hasattr(position, "to_reference"):

@@ -50,7 +50,8 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    allowed = {"cvc": (1, 2), "batch": (1, 2), "cavum": (2, 3, 4)}[args.game]   # batch plays cvc
+    allowed = {"cvc": (1, 2), "batch": (1, 2), "cavum": (2, 3, 4),   # batch plays cvc
+               "caverna": tuple(range(1, 8))}[args.game]
     if args.players not in allowed:
         raise CavekitError(f"cavekit bench {args.game}: --players must be one of {', '.join(map(str, allowed))}")
     if args.game == "batch":
@@ -58,6 +59,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         result = bench_batch(games=args.games, jobs=args.jobs, chunk_size=args.chunk_size, players=args.players,
                              seed=args.seed)
         print(json.dumps(result, indent=2) if args.json else format_bench_batch(result))
+        return 0
+    if args.game == "caverna":          # reference engine only
+        from .bench import bench_reference, format_bench_reference
+        result = bench_reference("caverna", players=args.players, seconds=args.seconds, seed=args.seed)
+        print(json.dumps(result, indent=2) if args.json else format_bench_reference(result))
         return 0
     from .bench import bench_cavum, bench_cvc, format_bench
     bench = bench_cvc if args.game == "cvc" else bench_cavum
@@ -202,20 +208,22 @@ def build_parser() -> argparse.ArgumentParser:
     match.set_defaults(run=cmd_match)
 
     bench = sub.add_parser(
-        "bench", help="measure engine speed (cvc, cavum) or batch-runner throughput (batch)",
+        "bench", help="measure engine speed (cvc, cavum, caverna) or batch-runner throughput (batch)",
         description="cvc, cavum: benchmark the reference and compiled engines in one process and report their ratio.\n"
+                    "caverna:    the reference engine (the only one): random playouts, legal actions, clone.\n"
                     "batch:      play random cvc games with the batch runner (compiled engine, results folder\n"
                     "            written) on 1 worker and on --jobs workers in one run; report games/s, the speedup\n"
                     "            and the CPU time per game of each.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  cavekit bench cvc --json\n  cavekit bench cavum --players 3\n"
+               "  cavekit bench caverna --players 4\n"
                "  cavekit bench batch --games 4000 --jobs 2")
-    bench.add_argument("game", choices=["cvc", "cavum", "batch"],
-                       help="cvc, cavum: engine speed; batch: batch runner speed")
-    bench.add_argument("--players", type=int, default=2, choices=[1, 2, 3, 4],
-                       help="players (default 2; cvc and batch 1-2, cavum 2-4)")
+    bench.add_argument("game", choices=["cvc", "cavum", "caverna", "batch"],
+                       help="cvc, cavum, caverna: engine speed; batch: batch runner speed")
+    bench.add_argument("--players", type=int, default=2, choices=[1, 2, 3, 4, 5, 6, 7],
+                       help="players (default 2; cvc and batch 1-2, cavum 2-4, caverna 1-7)")
     bench.add_argument("--seconds", type=float, default=3.0,
-                       help="cvc, cavum: time per playout measurement (default 3)")
+                       help="cvc, cavum, caverna: time per playout measurement (default 3)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the random games (default 0)")
     bench.add_argument("--games", type=int, default=4000, help="batch: games per timed run (default 4000)")
     bench.add_argument("--jobs", type=int, default=2, help="batch: workers compared with one (default 2)")

@@ -5,6 +5,7 @@ from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
 from . import pairs_agents  # noqa: F401  (registers "pairs_heuristic" and the pairs evaluator)
 from . import cavum_agents  # noqa: F401  (registers "cavum_heuristic" and the cavum evaluator)
+from . import caverna_agents  # noqa: F401  (registers "caverna_heuristic" and the caverna evaluator)
 from .turn_search import TurnSearch
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "make_agent",
