@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, IllegalActionError, mask_of, sample_chance_outcome, shared_win_returns
+from ..api import CHANCE, ConfigError, mask_of, sample_chance_outcome, shared_win_returns
+from ..notation import parse_action, table_text
 from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
 from .rules import Config, make_config, rounds_played, rules
@@ -57,27 +58,11 @@ class StateMixin(RecordedState):
         """Readable, stable notation of an action (a chance outcome is named by what it reveals)."""
         if self.current_player() == CHANCE:  # type: ignore[attr-defined]
             return _chance_text(self, action)
-        table = action_table()
-        if not 0 <= action < len(table):
-            raise IllegalActionError(action, self.current_player(),  # type: ignore[attr-defined]
-                                     f"actions are numbered 0 to {len(table) - 1}")
-        return table.specs[action].text
+        return table_text(self, action, action_table())
 
     def string_to_action(self, text: str) -> int:
         """The action named by `text` (case and spacing do not matter); a number is taken as the id."""
-        stripped = text.strip()
-        if stripped.lstrip("-").isdigit():
-            return int(stripped)
-        if self.current_player() == CHANCE:  # type: ignore[attr-defined]
-            for outcome, _ in self.chance_outcomes():  # type: ignore[attr-defined]
-                if normalize_text(_chance_text(self, outcome)) == normalize_text(stripped):
-                    return outcome
-        action = action_table().by_text.get(normalize_text(stripped))
-        if action is None:
-            legal = "; ".join(self.action_to_string(a) for a in self.legal_actions()[:12])  # type: ignore[attr-defined]
-            raise IllegalActionError(text, self.current_player(),  # type: ignore[attr-defined]
-                                     f"no action has that notation; legal now: {legal}")
-        return action
+        return parse_action(self, text, action_table(), normalize_text)
 
     def information_state_string(self, player: int) -> str:
         """Caverna has no hidden information: every player sees the whole position and its history."""
