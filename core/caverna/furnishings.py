@@ -359,7 +359,8 @@ def triggered_gains(board: hb.Board, gains: Mapping[str, int]) -> dict[str, int]
 
 def on_build_gains(board_after: hb.Board, fid: str, pos: Pos, animals: Mapping[str, int],
                    config: Config | None = None) -> dict[str, int]:
-    """Goods a furnishing pays when built, with what they trigger (Seam ore for the Stone carver's stone)."""
+    """Goods a furnishing pays when built (the printed immediate gain). What they trigger (Seam ore for the
+    Stone carver's stone) is not included: the state adds `triggered_gains` to every gain, this one too."""
     gains: dict[str, int] = {}
     for good, amount in furnishing(fid).immediate:
         if isinstance(amount, int):
@@ -371,7 +372,7 @@ def on_build_gains(board_after: hb.Board, fid: str, pos: Pos, animals: Mapping[s
         else:
             count = animals.get(what, 0)
         gains = add_goods(gains, {good: per * count})
-    return add_goods(gains, triggered_gains(board_after, gains))
+    return gains
 
 
 def _number_and_word(text: str) -> tuple[int, str]:
