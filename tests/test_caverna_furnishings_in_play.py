@@ -10,7 +10,6 @@ at the start of a round, on a gain, in a feeding or a breeding, the trades offer
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from cavekit.core import CHANCE, load_game
 
