@@ -9,6 +9,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 CHANCE = -1
 TERMINAL = -4
 
@@ -86,6 +88,15 @@ def as_action(action: Any) -> int | None:
         return operator.index(action)
     except TypeError:
         return None
+
+
+def resolve_chance_from_seed(state: Any, seed: int | None) -> Any:
+    """Play `state`'s chance nodes from `seed` until a player is to move (nothing when `seed` is None)."""
+    if seed is not None:
+        rng = np.random.default_rng(seed)
+        while state.current_player() == CHANCE:
+            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+    return state
 
 
 def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:

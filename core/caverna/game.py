@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, mask_of, sample_chance_outcome, shared_win_returns
+from ..api import CHANCE, ConfigError, mask_of, resolve_chance_from_seed, shared_win_returns
 from ..notation import parse_action, table_text
 from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
@@ -325,11 +325,7 @@ class Caverna:
         from .reference import ReferenceState
         state = ReferenceState(self)
         state._advance()
-        if seed is not None:
-            rng = np.random.default_rng(seed)
-            while state.current_player() == CHANCE:
-                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        return state
+        return resolve_chance_from_seed(state, seed)
 
     def deserialize_state(self, text: str) -> Any:
         """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, mask_of, sample_chance_outcome, shared_win_returns
+from ..api import CHANCE, ConfigError, mask_of, resolve_chance_from_seed, shared_win_returns
 from ..notation import parse_action, table_text
 from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
@@ -337,11 +337,7 @@ class Cavum:
     def new_initial_state(self, seed: int | None = None) -> Any:
         """The position before the first order cards are turned up; with a seed they are turned up from it."""
         state = self._state_class()(self)
-        if seed is not None:
-            rng = np.random.default_rng(seed)
-            while state.current_player() == CHANCE:
-                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        return state
+        return resolve_chance_from_seed(state, seed)
 
     def _state_class(self) -> type:
         if self.engine == "compiled":

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..api import CHANCE, ConfigError, mask_of, sample_chance_outcome
+from ..api import CHANCE, ConfigError, mask_of, resolve_chance_from_seed
 from ..notation import parse_action, table_text
 from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
@@ -147,11 +145,7 @@ class CaveVsCave:
     def new_initial_state(self, seed: int | None = None) -> Any:
         """The position before setup; with a seed, setup (who starts, solo removals, round 1's tile) is dealt."""
         state = self._state_class()(self)
-        if seed is not None:
-            rng = np.random.default_rng(seed)
-            while state.current_player() == CHANCE:
-                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        return state
+        return resolve_chance_from_seed(state, seed)
 
     def _state_class(self) -> type:
         if self.engine == "compiled":

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..api import (CHANCE, TERMINAL, ConfigError, IllegalActionError,
-                   mask_of, sample_chance_outcome, shared_win_returns)
+                   mask_of, resolve_chance_from_seed, shared_win_returns)
 from ..records import RecordedState, read_record
 from .rules import NUM_RANKS, Config, make_config, round_points, rules
 
@@ -441,11 +441,7 @@ class ThePairsCave:
     def new_initial_state(self, seed: int | None = None) -> Any:
         """The position before the deal; with a seed, the first dealer and the first deal are dealt from it."""
         state = self._state_class()(self)
-        if seed is not None:
-            rng = np.random.default_rng(seed)
-            while state.current_player() == CHANCE:
-                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        return state
+        return resolve_chance_from_seed(state, seed)
 
     def _state_class(self) -> type:
         if self.engine == "compiled":
