@@ -76,9 +76,10 @@ def test_carpenter_and_stone_carver():
 
 def test_builder_pays_ore_for_one_wood_and_or_one_stone():
     builder = with_tiles("builder")
-    assert fu.payment_options(builder, "dwelling") == [
-        {"wood": 4, "stone": 3}, {"wood": 4, "stone": 2, "ore": 1}, {"wood": 3, "stone": 3, "ore": 1},
-        {"wood": 3, "stone": 2, "ore": 2}]
+    assert fu.payment_choices(builder, "dwelling") == {
+        (): {"wood": 4, "stone": 3}, ("wood",): {"wood": 3, "stone": 3, "ore": 1},
+        ("stone",): {"wood": 4, "stone": 2, "ore": 1}, ("wood", "stone"): {"wood": 3, "stone": 2, "ore": 2}}
+    assert fu.payment_options(builder, "dwelling") == list(fu.payment_choices(builder, "dwelling").values())
     assert fu.payment_options(builder, "trader") == [{"wood": 1}, {"ore": 1}]
     assert fu.payment_options(builder, "stone_storage") == [{"wood": 3, "ore": 1}, {"wood": 2, "ore": 2}]
     assert fu.payment_options(with_tiles("builder", "carpenter"), "trader") == [{}]

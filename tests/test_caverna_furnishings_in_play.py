@@ -10,8 +10,11 @@ at the start of a round, on a gain, in a feeding or a breeding, the trades offer
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from cavekit.core import CHANCE, load_game
+from cavekit.core.api import IllegalActionError
+from cavekit.core.caverna.rules import make_config
 
 from test_caverna_actions import can, do, legal, setup, start
 from test_caverna_game import skip_to
@@ -274,6 +277,32 @@ def test_guest_room_lets_wish_for_children_furnish_a_dwelling_and_grow_into_it()
     assert p.newborns == 1 and p.board.at((1, 3)).furnishing == "dwelling"
 
 
+def until_turn_of(state, q: int) -> None:
+    """Play other players' turns (first space, first sub-actions) until player q is to place a dwarf."""
+    while state.current_player() != q or state.turn is not None or state.phase != "work":
+        if state.current_player() == CHANCE:
+            state.apply_action(state.chance_outcomes()[0][0])
+            continue
+        texts = legal(state)
+        do(state, "end turn" if "end turn" in texts else next(
+            t for t in texts if not t.startswith(("convert", "buy", "place extension"))))
+
+
+@pytest.mark.parametrize("rule,again", [("every_time", True), ("once_per_game", False)])
+def test_guest_room_extension_both_halves_every_time_or_once_per_game(rule, again):
+    """Extension (7 players) is either/or; the Guest room makes it and/or (BGA: both halves once per game)."""
+    s = start(players=7, guest_room_extension_both=rule)
+    q = s.current_player()
+    p = setup(s, board=with_tile("guest_room"))
+    do(s, "place extension_7p", "tile meadow_field at meadow 3,2 + field 3,1",
+       "tile cavern_tunnel at cavern 1,3 + tunnel 1,4", "end turn")
+    assert p.extension_both_used and (p.goods["wood"], p.goods["stone"]) == (1, 1)
+    to_next_round(s)
+    until_turn_of(s, q)
+    do(s, "place extension_7p", "tile meadow_field at meadow 2,2 + field 2,1")
+    assert can(s, "tile cavern_tunnel at cavern 0,3 + tunnel 0,4") is again
+
+
 OVERHANG = """
     . . . | C C .
     . . . | C T C
@@ -370,6 +399,28 @@ def test_builder_pays_ore_for_a_missing_wood():
     do(s, "place housework", "furnish dwelling at 2,3")         # 1 ore for a wood and 1 ore for a stone
     assert (p.goods["wood"], p.goods["stone"], p.goods["ore"]) == (0, 0, 0)
     assert points_of("builder", with_tile("builder")) == 2
+
+
+def test_builder_payment_is_the_players_choice_when_several_are_affordable():
+    s = start()
+    p = setup(s, goods={"wood": 4, "stone": 3, "ore": 2}, board=board(row1=". . . | C:builder . ."))
+    do(s, "place housework", "furnish dwelling at 2,3")
+    assert legal(s) == ["pay as printed", "pay 1 ore instead of 1 wood", "pay 1 ore instead of 1 stone",
+                        "pay 1 ore instead of 1 wood and 1 ore instead of 1 stone"]
+    assert p.board.at((2, 3)).furnishing is None and p.goods["wood"] == 4    # nothing paid or built yet
+    with pytest.raises(IllegalActionError, match="choose how to pay"):
+        do(s, "end turn")
+    do(s, "pay 1 ore instead of 1 stone")
+    assert p.board.at((2, 3)).furnishing == "dwelling"
+    assert (p.goods["wood"], p.goods["stone"], p.goods["ore"]) == (0, 1, 1)
+    assert can(s, "take goods") and can(s, "end turn")   # Housework's dog is still to take
+
+
+def test_builder_offers_only_the_payments_the_supply_covers():
+    s = start()
+    p = setup(s, goods={"wood": 4, "stone": 2, "ore": 1}, board=board(row1=". . . | C:builder . ."))
+    do(s, "place housework", "furnish dwelling at 2,3")        # only "1 ore for a stone" is affordable
+    assert p.board.at((2, 3)).furnishing == "dwelling" and (p.goods["stone"], p.goods["ore"]) == (0, 0)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -651,6 +702,28 @@ def test_blacksmithing_parlor_trades_a_ruby_and_an_ore_for_2_gold_and_a_food():
     p = setup(s, goods={"ruby": 1, "ore": 1}, board=with_tile("blacksmithing_parlor"))
     do(s, "place housework", "convert 1 ruby + 1 ore -> 2 gold + 1 food (blacksmithing_parlor)")
     assert (p.goods["ruby"], p.goods["ore"], p.goods["gold"], p.goods["food"]) == (0, 0, 2, 1)
+
+
+def test_trades_before_scoring_are_unlimited_by_default_and_once_per_harvest_window_on_request():
+    for once in (False, True):
+        s = at_feeding()
+        s._config = make_config(anytime_trades_once_per_harvest=once)
+        q = s.current_player()
+        p = setup(s, goods={"grain": 8}, board=with_tile("beer_parlor"), clear=False)
+        do(s, "convert 2 grain -> 4 food (beer_parlor)")
+        assert can(s, "convert 2 grain -> 3 gold (beer_parlor)") is not once
+        assert can(s, "convert 2 grain -> 4 food (beer_parlor)") is not once
+        assert can(s, "convert 1 grain -> 1 food")            # the food table is never limited
+    with pytest.raises(IllegalActionError, match="already used in this harvest window"):
+        do(s, "convert 2 grain -> 3 gold (beer_parlor)")
+    feed_everyone(s)                                          # the harvest ends: a new window opens
+    while s.phase != "work" or s.current_player() != q:
+        if s.current_player() == CHANCE:
+            s.apply_action(s.chance_outcomes()[0][0])
+        else:
+            do(s, next(t for t in legal(s) if t.startswith("place")), "end turn")
+    do(s, "place " + next(t[6:] for t in legal(s) if t.startswith("place")))
+    assert can(s, "convert 2 grain -> 3 gold (beer_parlor)")
 
 
 # ------------------------------------------------------------------------------------------------------

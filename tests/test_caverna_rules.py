@@ -273,7 +273,9 @@ def test_every_open_question_is_a_parameter_or_documented_as_not_one():
         else:
             assert qid in not_parameters, f"{qid} is neither a parameter nor listed as deliberately not one"
     assert not_parameters <= set(keys)
-    assert set(R.raw["config_defaults"]) | set(extra.values()) == fields
+    # a ruling the rules file notes outside section 14 (the Guest room's Extension, section 11's notes)
+    outside_section_14 = {"guest_room_extension_both"}
+    assert set(R.raw["config_defaults"]) | set(extra.values()) | outside_section_14 == fields
 
 
 @pytest.mark.parametrize("name", sorted(set(CONFIG_CHOICES) - {"solo_covered_spaces"}))
@@ -325,3 +327,10 @@ def test_formulas_evaluate_and_refuse_anything_else():
 def test_numbers_inside_sentences_fail_loudly_when_the_wording_changes():
     with pytest.raises(ValueError, match="cannot read"):
         ru.read_numbers(r"take (\d+) ore", "take some ore", "a test")
+
+
+def test_guest_room_extension_default_follows_the_extension_spaces_note():
+    """The Extension space's data note limits the Guest room's both halves to once per game: the default."""
+    note = next(a for a in R.raw["action_spaces"] if a["id"] == "extension_7p")["guest_room_note"]
+    assert "once per game" in note
+    assert make_config().guest_room_extension_both == "once_per_game"

@@ -16,7 +16,9 @@ carry out (see `reference.py`). Kinds:
 - `convert ...`: food conversions, ruby exchanges and furnishing trades; `Peaceful cave: discard a strength-k
   weapon for k food`; `release <animal>`;
 - `feed`, `Working cave: feed a dwarf with ...`; `harvest fields` / `harvest breeding` (the third red
-  harvest event); `keep <space id> for 1 ruby` (solo clean-up); `skip`; `end turn`.
+  harvest event); `keep <space id> for 1 ruby` (solo clean-up); `skip`; `end turn`;
+- `pay as printed`, `pay 1 ore instead of 1 wood`, ...: how to pay for the furnishing just chosen, when the
+  Builder makes more than one payment affordable.
 """
 from __future__ import annotations
 
@@ -26,10 +28,11 @@ from itertools import combinations
 from typing import Any
 
 from . import board as hb
+from .furnishings import BUILDER_SWAPS
 from .rules import FARM_ANIMALS, Pos, rules
 
 (PLACE, ORDER, END_TURN, COLLECT, TILE, STABLE, FURNISH, SOW, GROW, FORGE, LOOT, BREED, TRADE, MARKET, BUY_TILE,
- IMITATE, CONVERT, RELEASE, FEED, WORKING_CAVE, HARVEST_CHOICE, SOLO_KEEP, SKIP, PEACEFUL) = range(24)
+ IMITATE, CONVERT, RELEASE, FEED, WORKING_CAVE, HARVEST_CHOICE, SOLO_KEEP, SKIP, PEACEFUL, PAY) = range(25)
 
 MARKET_PRICES = {"wood": 1, "stone": 1, "ore": 1, "grain": 1, "sheep": 1, "donkey": 1, "dog": 2,
                  "wild_boar": 2, "vegetable": 2, "cattle": 3}
@@ -54,6 +57,7 @@ class ActionSpec:
     source: str = ""                           # CONVERT: food_conversion, ruby, or a furnishing id
     pay: tuple[tuple[str, int], ...] = ()      # CONVERT
     get: tuple[tuple[str, int], ...] = ()      # CONVERT (printed; the Slaughtering cave adds food)
+    swaps: tuple[str, ...] = ()                # PAY: the goods the Builder replaces by ore
 
 
 def pos_text(pos: Pos) -> str:
@@ -143,6 +147,7 @@ class ActionTable:
     solo_keep: dict[str, int]
     skip: int
     peaceful: dict[int, int]
+    pay: dict[tuple[str, ...], int]
 
     def __len__(self) -> int:
         return len(self.specs)
@@ -221,6 +226,10 @@ def action_table() -> ActionTable:
     skip = add(SKIP, "skip")
     peaceful = {k: add(PEACEFUL, f"Peaceful cave: discard a strength-{k} weapon for {k} food", number=k)
                 for k in range(1, r.weapon_max_strength + 1)}
+    # appended last so that adding them kept every older id
+    pay = {swaps: add(PAY, "pay " + (" and ".join(f"1 ore instead of 1 {g}" for g in swaps) or "as printed"),
+                      swaps=swaps)
+           for swaps in BUILDER_SWAPS}
 
     by_text: dict[str, int] = {}
     for spec in specs:
@@ -238,7 +247,7 @@ def action_table() -> ActionTable:
     buy_key = {placement_key(pl): i for pl, i in buy_tile.items()}
     return ActionTable(tuple(specs), by_text, place, order, end_turn, collect, tile, stable, furnish, sow, grow,
                        forge, loot, breed, trade, market, buy_tile, tile_key, buy_key, imitate, convert, release,
-                       feed, working_cave, harvest_choice, solo_keep, skip, peaceful)
+                       feed, working_cave, harvest_choice, solo_keep, skip, peaceful, pay)
 
 
 def placement_key(p: hb.Placement) -> tuple[str, frozenset]:

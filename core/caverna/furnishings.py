@@ -76,24 +76,32 @@ def _discounted(cost: dict[str, int], board: hb.Board) -> dict[str, int]:
     return {g: n for g, n in cost.items() if n}
 
 
-def payment_options(board: hb.Board, fid: str, config: Config | None = None,
-                    cost: Mapping[str, int] | None = None) -> list[dict[str, int]]:
-    """Every way to pay for a furnishing (or for `cost`, e.g. a loot Dwelling's 2 wood + 2 stone) on this board."""
+BUILDER_SWAPS: tuple[tuple[str, ...], ...] = ((), ("wood",), ("stone",), ("wood", "stone"))
+
+
+def payment_choices(board: hb.Board, fid: str, config: Config | None = None,
+                    cost: Mapping[str, int] | None = None) -> dict[tuple[str, ...], dict[str, int]]:
+    """The ways to pay for a furnishing (or for `cost`, e.g. a loot Dwelling's 2 wood + 2 stone) on this board,
+    keyed by the Builder swaps used (`()`: the cost after the Carpenter and Stone carver discounts; `("wood",)`:
+    1 ore instead of 1 wood; ...). Swaps that change nothing (no wood or stone left to swap) are left out."""
     paid = _discounted(dict(cost) if cost is not None else base_cost(fid, config), board)
-    options = [paid]
+    choices = {(): paid}
     if hb.owns(board, "builder"):
         ore_w, wood, ore_s, stone = _builder_swaps()
-        for swap_wood in (0, 1):
-            for swap_stone in (0, 1):
-                if not (swap_wood or swap_stone):
-                    continue
-                if paid.get("wood", 0) < wood * swap_wood or paid.get("stone", 0) < stone * swap_stone:
-                    continue
-                option = add_goods(paid, {"wood": -wood * swap_wood, "stone": -stone * swap_stone,
-                                          "ore": ore_w * swap_wood + ore_s * swap_stone})
-                options.append(option)
+        for swaps in BUILDER_SWAPS[1:]:
+            swap_wood, swap_stone = int("wood" in swaps), int("stone" in swaps)
+            if paid.get("wood", 0) < wood * swap_wood or paid.get("stone", 0) < stone * swap_stone:
+                continue
+            choices[swaps] = add_goods(paid, {"wood": -wood * swap_wood, "stone": -stone * swap_stone,
+                                              "ore": ore_w * swap_wood + ore_s * swap_stone})
+    return choices
+
+
+def payment_options(board: hb.Board, fid: str, config: Config | None = None,
+                    cost: Mapping[str, int] | None = None) -> list[dict[str, int]]:
+    """Every distinct way to pay for a furnishing (or for `cost`) on this board (`payment_choices`' values)."""
     unique: list[dict[str, int]] = []
-    for option in options:
+    for option in payment_choices(board, fid, config, cost).values():
         if option not in unique:
             unique.append(option)
     return unique

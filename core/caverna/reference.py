@@ -36,11 +36,14 @@ trades) during your own turn after placing a dwarf, during your feeding, and whe
 single tiles bought with rubies during your own turn after placing. Animals: after every change the engine
 asks `husbandry.can_accommodate`; while it is false the only legal actions are `release <animal>` and the
 animal conversions to food.
-Furnishing payments use the first affordable option of `furnishings.payment_options` (printed cost with the
-Carpenter/Stone carver discounts, then the Builder's ore swaps): the player does not choose among them.
-The Peaceful cave's weapon discard is offered with the conversions. Not enforced yet: the
-`anytime_trades_once_per_harvest=True` reading (trades are unlimited, the default), and the BGA ruling that the
-Guest room lets Extension take both halves only once per game (here: every time).
+Furnishing payments: the cost after the Carpenter and Stone carver discounts; when the Builder makes more than one
+payment affordable (`furnishings.payment_choices`), the furnish action is followed by a `pay ...` choice (nothing
+else is legal until then, and the parts of the space after the furnishing wait for it).
+The Peaceful cave's weapon discard is offered with the conversions. With `anytime_trades_once_per_harvest=True`
+each "any time before scoring" building (Trader, Spare part storage, the parlors) trades once per harvest window:
+from the end of one harvest to the end of the next (the last turn before scoring is a window of its own).
+The Guest room lets a player take both halves of Extension once per game (`guest_room_extension_both`, the data's
+note on that space; `every_time` reads the Guest room's text literally).
 A dwarf that no space can take (possible with 6-dwarf families at 7 players) stays home: `skip`.
 """
 from __future__ import annotations
@@ -53,8 +56,9 @@ from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from . import board as hb
 from . import furnishings as fu
 from . import husbandry as hu
-from .actions import (BREED, BUY_TILE, CONVERT, END_TURN, FEED, FURNISH, HARVEST_CHOICE, IMITATE, ORDER, PEACEFUL,
-                      PLACE, RELEASE, SKIP, SOLO_KEEP, TILE, WORKING_CAVE, ActionSpec, action_table, placement_key)
+from .actions import (BREED, BUY_TILE, CONVERT, END_TURN, FEED, FURNISH, HARVEST_CHOICE, IMITATE, ORDER, PAY,
+                      PEACEFUL, PLACE, RELEASE, SKIP, SOLO_KEEP, TILE, WORKING_CAVE, ActionSpec, action_table,
+                      placement_key)
 from .game import StateMixin
 from .rules import (ANIMALS, FARM_ANIMALS, GOODS, Config, Effect, accumulation, add_goods, board_space_ids,
                     harvest_event, harvest_marker_mix, harvest_marker_rounds, imitation_cost, loot_items,
@@ -67,6 +71,9 @@ NO_CHANCE, START_PLAYER, ROUND_CARD, HARVEST_MARKER = range(4)
 GREEN, RED = 0, 1
 AUTO = ("take_accumulated", "gain", "gain_per", "gain_if", "become_starting_player")
 REPEATABLE = ("sow", "expedition", "trade", "market")
+EXTENSION_SPACES = frozenset(s for s in rules().action_spaces if s.startswith("extension"))
+ONCE_PER_HARVEST = frozenset(f.id for f in rules().furnishings
+                             if f.timing == "anytime" and f.effect.startswith("At any time before scoring"))
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -185,7 +192,8 @@ def resolve_weapon(effect: Effect, armed: bool) -> Effect:
 class Player:
     """One player's home board, supply, animals, dwarfs and begging markers."""
 
-    __slots__ = ("board", "goods", "animals", "ready", "placed", "newborns", "begging", "income")
+    __slots__ = ("board", "goods", "animals", "ready", "placed", "newborns", "begging", "income", "trades_used",
+                 "extension_both_used")
 
     def __init__(self, food: int) -> None:
         self.board = hb.initial_board()
@@ -197,6 +205,8 @@ class Player:
         self.newborns = 0                                # dwarfs born this round (unarmed, do not act)
         self.begging = 0
         self.income: dict[int, dict[str, int]] = {}      # round index -> supplier goods waiting there
+        self.trades_used: frozenset[str] = frozenset()   # once-per-harvest buildings used this window
+        self.extension_both_used = False                 # Guest room: both halves of Extension taken
 
     def copy(self) -> Player:
         other = Player.__new__(Player)
@@ -208,6 +218,8 @@ class Player:
         other.newborns = self.newborns
         other.begging = self.begging
         other.income = {k: dict(v) for k, v in self.income.items()}
+        other.trades_used = self.trades_used
+        other.extension_both_used = self.extension_both_used
         return other
 
     @property
@@ -220,14 +232,15 @@ class Player:
     def to_dict(self) -> dict[str, Any]:
         return {"board": hb.render(self.board), "goods": dict(self.goods), "animals": dict(self.animals),
                 "ready": sorted(self.ready), "placed": list(self.placed), "newborns": self.newborns,
-                "begging": self.begging, "income": {str(k): v for k, v in sorted(self.income.items()) if v}}
+                "begging": self.begging, "income": {str(k): v for k, v in sorted(self.income.items()) if v},
+                "trades_used": sorted(self.trades_used), "extension_both_used": int(self.extension_both_used)}
 
 
 class Turn:
     """The dwarf being placed this turn and how far its action space has been carried out."""
 
     __slots__ = ("space", "dwarf", "tree", "imitating", "target", "done", "open", "sown", "exp_items",
-                 "exp_strength", "bought", "pending", "fence_discounted", "did_something")
+                 "exp_strength", "bought", "pending", "fence_discounted", "did_something", "payment")
 
     def __init__(self, space: str, dwarf: int) -> None:
         self.space = space
@@ -244,6 +257,7 @@ class Turn:
         self.pending: list[list[Any]] = []   # loot follow-ups: [effect, grain sown, vegetables sown]
         self.fence_discounted = False
         self.did_something = False
+        self.payment: tuple | None = None    # a furnishing waiting for its payment choice: (fid, pos, pay, n)
 
     def copy(self) -> Turn:
         other = Turn.__new__(Turn)
@@ -261,7 +275,8 @@ class Turn:
                 "done": {str(k): v for k, v in sorted(self.done.items())}, "open": self.open,
                 "sown": dict(self.sown), "exp_items": list(self.exp_items), "exp_strength": self.exp_strength,
                 "bought": list(self.bought), "pending": [[p[0].kind, p[1], p[2]] for p in self.pending],
-                "fence_discounted": int(self.fence_discounted), "did_something": int(self.did_something)}
+                "fence_discounted": int(self.fence_discounted), "did_something": int(self.did_something),
+                "payment": [self.payment[0], list(self.payment[1])] if self.payment else None}
 
 
 @lru_cache(maxsize=8192)
@@ -293,10 +308,10 @@ def furnish_targets(board: hb.Board, fid: str, config: Config) -> tuple:
 
 
 @lru_cache(maxsize=16384)
-def payment_options(board: hb.Board, fid: str, config: Config, cost: tuple | None) -> tuple:
-    """`furnishings.payment_options` as (good, amount) tuples, memoised."""
-    return tuple(tuple(o.items()) for o in fu.payment_options(board, fid, config,
-                                                                cost=dict(cost) if cost is not None else None))
+def payment_choices(board: hb.Board, fid: str, config: Config, cost: tuple | None) -> tuple:
+    """`furnishings.payment_choices` as (swaps, ((good, amount), ...)) pairs, memoised."""
+    choices = fu.payment_choices(board, fid, config, cost=dict(cost) if cost is not None else None)
+    return tuple((swaps, tuple(option.items())) for swaps, option in choices.items())
 
 
 def _pay_ok(supply: dict[str, int], cost: dict[str, int]) -> bool:
@@ -470,6 +485,8 @@ class ReferenceState(StateMixin):
             if not targets:
                 actions.append(table.end_turn)
             return sorted(actions)
+        if t.payment is not None:
+            return sorted(table.pay[swaps] for swaps in self._payment_choices(p, t.payment[0], t.payment[2]))
         if t.pending:
             own = self._pending_actions(player, t)
             actions += own
@@ -489,6 +506,8 @@ class ReferenceState(StateMixin):
         have = {**p.goods, **p.animals}
         result = []
         sources = {"food_conversion", "ruby"} | owned_ids(p.board)
+        if self._config.anytime_trades_once_per_harvest:
+            sources -= p.trades_used
         for i in table.convert:
             spec = table.specs[i]
             if spec.source in sources and _pay_ok(have, dict(spec.pay)):
@@ -548,7 +567,7 @@ class ReferenceState(StateMixin):
         tree = t.tree
         assert tree is not None
         done: dict[int, int] = {}
-        guest = "guest_room" in owned_ids(self.players[player].board)
+        guest = self._guest(player, t)
         while True:
             autos = [n for n in available_atoms(tree, done, -1, guest) if is_auto(tree, n)]
             if not autos:
@@ -602,7 +621,7 @@ class ReferenceState(StateMixin):
     def _tree_actions(self, player: int, t: Turn) -> list[int]:
         tree = t.tree
         assert tree is not None
-        guest = "guest_room" in owned_ids(self.players[player].board)
+        guest = self._guest(player, t)
         result: list[int] = []
         for n in available_atoms(tree, t.done, t.open, guest):
             result.extend(self._atom_actions(player, t, tree.effects[n], n))
@@ -675,7 +694,7 @@ class ReferenceState(StateMixin):
                     continue
                 if not f.unlimited and f.id in self.built:
                     continue
-                if self._furnish_payment(p, f.id, pay) is None:
+                if not self._payment_choices(p, f.id, pay):
                     continue
                 for pos in furnish_targets(p.board, f.id, self._config):
                     if (f.id, pos) in table.furnish:
@@ -728,13 +747,23 @@ class ReferenceState(StateMixin):
         return fu.fence_cost(p.board, small, not small, self._config,
                              small_cost=cost if small else None, large_cost=None if small else cost)
 
-    def _furnish_payment(self, p: Player, fid: str, pay: Any) -> dict[str, int] | None:
+    def _payment_choices(self, p: Player, fid: str, pay: Any) -> dict[tuple[str, ...], dict[str, int]]:
+        """The affordable ways to pay for `fid` (keyed by Builder swaps; one per distinct payment)."""
         cost = None if pay == "printed cost" else tuple(sorted(pay.items()))
         have = p.goods
-        for option in payment_options(p.board, fid, self._config, cost):
-            if all(have.get(g, 0) >= n for g, n in option):
-                return dict(option)
-        return None
+        choices: dict[tuple[str, ...], dict[str, int]] = {}
+        for swaps, option in payment_choices(p.board, fid, self._config, cost):
+            if all(have.get(g, 0) >= n for g, n in option) and dict(option) not in choices.values():
+                choices[swaps] = dict(option)
+        return choices
+
+    def _guest(self, player: int, t: Turn) -> bool:
+        """Whether the Guest room turns this turn's either/or into and/or."""
+        p = self.players[player]
+        if "guest_room" not in owned_ids(p.board):
+            return False
+        return not (p.extension_both_used and (t.target or t.space) in EXTENSION_SPACES
+                    and self._config.guest_room_extension_both == "once_per_game")
 
     def _loot_feasible(self, player: int, t: Turn, e: Effect) -> bool:
         if e.kind in ("gain", "increase_all_weapons"):
@@ -792,6 +821,8 @@ class ReferenceState(StateMixin):
 
     def _explain(self, player: int, spec: ActionSpec) -> str:
         p = self.players[player]
+        if spec.kind == CONVERT and spec.source in p.trades_used:
+            return f"{spec.source} was already used in this harvest window (anytime_trades_once_per_harvest)"
         if self.phase == "start":
             return "solo clean-up: keep the next over-full space for 1 ruby, or skip"
         if self.overflow:
@@ -810,6 +841,8 @@ class ReferenceState(StateMixin):
             if spec.kind == ORDER:
                 return "you need 1 ruby and an unplaced armed dwarf of that strength other than the next one"
             return "place a dwarf on an action space first"
+        if self.turn.payment is not None:
+            return "choose how to pay for the furnishing first (`pay ...`)"
         if spec.kind == PLACE:
             return "you already placed a dwarf this turn"
         if spec.kind == CONVERT:
@@ -915,6 +948,8 @@ class ReferenceState(StateMixin):
         elif kind == SKIP:
             assert t is not None
             t.pending.pop()
+        elif kind == PAY:
+            self._pay_furnishing(player, spec.swaps)
         else:
             self._carry_out(player, spec)
 
@@ -936,7 +971,7 @@ class ReferenceState(StateMixin):
         """Carry out the goods parts the tree reaches without a choice."""
         t = self.turn
         assert t is not None and t.tree is not None
-        guest = "guest_room" in owned_ids(self.players[player].board)
+        guest = self._guest(player, t)
         while True:
             autos = [n for n in available_atoms(t.tree, t.done, t.open, guest) if is_auto(t.tree, n)]
             if not autos:
@@ -987,6 +1022,8 @@ class ReferenceState(StateMixin):
         self._gain(player, get)
         if animals and self.overflow:
             self._check_animals(player)
+        if self._config.anytime_trades_once_per_harvest and spec.source in ONCE_PER_HARVEST:
+            p.trades_used = p.trades_used | {spec.source}
 
     def _discard_weapon(self, player: int, strength: int) -> None:
         """Peaceful cave: a dwarf at home (else one already placed, else the acting one) gives up its weapon."""
@@ -1010,7 +1047,7 @@ class ReferenceState(StateMixin):
             return -2
         tree = t.tree
         assert tree is not None
-        guest = "guest_room" in owned_ids(self.players[player].board)
+        guest = self._guest(player, t)
         for n in available_atoms(tree, t.done, t.open, guest):
             if spec.id in self._atom_actions(player, t, tree.effects[n], n):
                 return n
@@ -1024,6 +1061,8 @@ class ReferenceState(StateMixin):
             top = t.pending[-1]
             e = top[0]
             self._do_atom(player, t, e, spec, -2)
+            if t.payment is not None:       # the rest waits for the `pay ...` choice
+                return
             if e.kind == "sow":
                 top[1 if spec.crop == "grain" else 2] += 1
                 if not self._atom_actions(player, t, e, -2):
@@ -1040,9 +1079,25 @@ class ReferenceState(StateMixin):
         t.done[n] = t.done.get(n, 0) + 1
         t.did_something = True
         self._do_atom(player, t, e, spec, n)
+        if t.payment is not None:           # the rest waits for the `pay ...` choice
+            return
         if e.kind == "expedition" and len(t.exp_items) >= int(e.arg("level")):
             self._close_session(player, t)
         self._propagate(player)
+
+    def _pay_furnishing(self, player: int, swaps: tuple[str, ...]) -> None:
+        """The `pay ...` choice: pay, furnish, then carry on where the furnish action left off."""
+        t = self.turn
+        assert t is not None and t.payment is not None
+        fid, pos, pay, n = t.payment
+        t.payment = None
+        p = self.players[player]
+        self._pay(p, self._payment_choices(p, fid, pay)[swaps])
+        self._furnish(player, fid, pos)
+        if n == -2:
+            t.pending.pop()
+        else:
+            self._propagate(player)
 
     def _close_session(self, player: int, t: Turn) -> None:
         if t.open >= 0 and t.tree is not None and t.tree.kinds[t.open] == "expedition":
@@ -1091,9 +1146,12 @@ class ReferenceState(StateMixin):
             stable = hb.Placement("stable", (spec.pos,), ())  # type: ignore[arg-type]
             p.board = hb.place(p.board, "stable", stable, self._config)
         elif kind == "furnish":
-            payment = self._furnish_payment(p, spec.fid, e.arg("pay", "printed cost"))
-            assert payment is not None
-            self._pay(p, payment)
+            pay = e.arg("pay", "printed cost")
+            choices = self._payment_choices(p, spec.fid, pay)
+            if len(choices) > 1:
+                t.payment = (spec.fid, spec.pos, pay, n)
+                return
+            self._pay(p, next(iter(choices.values())))
             self._furnish(player, spec.fid, spec.pos)  # type: ignore[arg-type]
         elif kind in ("fence_small_pasture", "fence_large_pasture"):
             self._pay(p, self._fence_cost(p, t, e))
@@ -1153,6 +1211,9 @@ class ReferenceState(StateMixin):
         t = self.turn
         assert t is not None
         self._close_session(player, t)
+        if (t.target or t.space) in EXTENSION_SPACES and t.tree is not None and all(
+                _started(t.tree, t.done, child) for child in t.tree.children[0]):
+            p.extension_both_used = True
         p.placed[-1] = t.dwarf
         self.turn = None
         order = [(player + k) % self._n for k in range(1, self._n + 1)]
@@ -1334,9 +1395,12 @@ class ReferenceState(StateMixin):
                       if self.harvest_kind == "normal" or self.choices.get(q) == "breeding"]
 
     def _next_round(self) -> None:
+        harvested = self.harvest_kind not in ("none", "no_harvest")
         for p in self.players:
             p.ready = sorted(p.ready + [0] * p.newborns)
             p.newborns = 0
+            if harvested:
+                p.trades_used = frozenset()   # a new harvest window
         self.queue = []
         self.round += 1
         if self.round < len(self._rounds):

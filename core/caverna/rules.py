@@ -27,6 +27,9 @@ question is):
 - `office_room_overhang_usable`: True, False
 - `harvest_marker_reveal`: `start_of_round` (the data names no alternative)
 - `carpenter_fence_discount`: `per_action`, `per_pasture`
+- `guest_room_extension_both`: `once_per_game` (the data's note on the Extension space, a BGA ruling: with the
+  Guest room both halves at most once per game), `every_time` (the Guest room's text read literally: every
+  either/or becomes and/or). Not a section-14 question; the rules file notes it under the Guest room.
 Section 14 rows without a `config_defaults` key that still have a concrete alternative reading:
 - `logging_accumulation`: `B`, `A` (A swaps the two Logging spaces' refills)
 - `small_scale_drift_mining_counts`: `5_only`, `5_to_7` (R: the 6-7 side has Small-scale drift mining in place
@@ -322,6 +325,7 @@ class Config:
     logging_accumulation: str = "B"
     small_scale_drift_mining_counts: str = "5_only"
     furnishing_cost_source: str = "B+S+G"
+    guest_room_extension_both: str = "once_per_game"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -360,6 +364,7 @@ CONFIG_CHOICES: dict[str, tuple[Any, ...]] = {
     "logging_accumulation": ("B", "A"),
     "small_scale_drift_mining_counts": ("5_only", "5_to_7"),
     "furnishing_cost_source": ("B+S+G", "A"),
+    "guest_room_extension_both": ("once_per_game", "every_time"),
 }
 
 
