@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from .rules import Config, Pos, add_goods, default_config, rules
 
@@ -86,6 +87,22 @@ class Board:
     grid: tuple[Space, ...]
     overhang: tuple[tuple[Pos, Space], ...] = ()
 
+    def __hash__(self) -> int:
+        # Boards key the engine's and the evaluator's memo tables, so the hash (of 24+ spaces) is kept.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.grid, self.overhang))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict:
+        # string hashes differ between processes, so a pickled board must not carry its hash along
+        return {"grid": self.grid, "overhang": self.overhang}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
     def at(self, pos: Pos) -> Space | None:
         """The space at a position (None outside the board where nothing overhangs)."""
         if on_board(pos):
@@ -117,7 +134,10 @@ class Board:
 
     def items(self, config: Config | None = None, usable_only: bool = True) -> list[tuple[Pos, Space]]:
         """(position, space) for every usable position (every position with `usable_only=False`)."""
-        return [(p, self.at(p)) for p in self.positions(config, usable_only)]  # type: ignore[misc]
+        result = list(zip(_grid_positions(), self.grid))
+        if self.overhang and (not usable_only or (config or default_config()).office_room_overhang_usable):
+            result.extend(self.overhang)
+        return result
 
     def __str__(self) -> str:
         return render(self)
@@ -125,6 +145,13 @@ class Board:
 
 # ------------------------------------------------------------------------------------------------------
 # Geometry
+
+@lru_cache(maxsize=1)
+def _grid_positions() -> tuple[Pos, ...]:
+    """The 24 printed positions in grid order."""
+    r = rules()
+    return tuple((row, col) for row in range(r.rows) for col in range(r.cols))
+
 
 def on_board(pos: Pos) -> bool:
     """True for the 24 printed spaces."""
