@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.api import CHANCE, Game, State
+from ..core.api import CHANCE, Game, State, sample_chance_outcome
 from ..core.caverna import board as hb
 from ..core.caverna import furnishings as fu
 from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
@@ -338,5 +338,75 @@ class CavernaHeuristicAgent:
         return line
 
 
+class CavernaRolloutAgent:
+    """Chooses each placement by heuristic rollouts of its best few whole turns (the pilot method).
+
+    At a placement the heuristic's whole-turn look-ahead ranks every space; the `candidates` best lines are each
+    played out `rollouts` times with `caverna_heuristic` in every seat (chance sampled from this agent's
+    generator) for `horizon` more rounds (0: to the end of the game), and valued by the evaluator for the mover
+    (the exact returns when the rollout ends the game). The best mean wins and its line is followed. Every other
+    decision is the heuristic's. Solo has no chance, so with `horizon=0` each candidate's value is the final
+    score the heuristic would reach after it, and the agent scores at least what the heuristic would from the
+    same position (the heuristic's own choice is the first candidate).
+    """
+
+    name = "caverna_rollout"
+
+    def __init__(self, game: Game, seed: int | np.random.SeedSequence | None = None, candidates: int = 3,
+                 rollouts: int = 1, horizon: int = 0):
+        if candidates < 1 or rollouts < 1 or horizon < 0:
+            raise ValueError(f"caverna_rollout needs candidates >= 1, rollouts >= 1 and horizon >= 0; got "
+                             f"candidates={candidates}, rollouts={rollouts}, horizon={horizon}")
+        self.game = game
+        self._seed = seed
+        self.candidates, self.rollouts, self.horizon = candidates, rollouts, horizon
+        self.reset()
+
+    def reset(self) -> None:
+        self.rng = np.random.default_rng(self._seed)
+        self.policy = CavernaHeuristicAgent(self.game, seed=self.rng.integers(1 << 62))
+
+    def step(self, state: State) -> int:
+        policy = self.policy
+        legal = state.legal_actions()
+        specs = action_table().specs
+        if state.current_player() == CHANCE or len(legal) <= 1 or not any(specs[a].kind == PLACE for a in legal):
+            return policy.step(state)
+        planned = policy._planned(state, legal)
+        if planned is not None:
+            return planned
+        player = state.current_player()
+        lines = []
+        for action in legal:
+            child = state.clone()
+            child.apply_action(action)
+            line = [int(action)] + (policy._complete_turn(child, player) if specs[action].kind == PLACE else [])
+            lines.append((caverna_evaluate(child)[player] + 1e-9 * self.rng.random(), line))
+        lines.sort(key=lambda vl: -vl[0])
+        best_line, best_value = lines[0][1], -math.inf
+        for _, line in lines[:self.candidates]:
+            value = sum(self._rollout(state, line, player) for _ in range(self.rollouts)) / self.rollouts
+            if value > best_value:
+                best_line, best_value = line, value
+        policy._plan = best_line
+        policy._plan_history = state.history()
+        return best_line[0]
+
+    def _rollout(self, state: Any, line: list[int], player: int) -> float:
+        """The mover's value after `line` and the heuristic playing on for `horizon` rounds (0: to the end)."""
+        sim = state.clone()
+        for action in line:
+            sim.apply_action(action)
+        stop = sim.round + self.horizon if self.horizon else math.inf
+        rollout_policy = CavernaHeuristicAgent(self.game, seed=self.rng.integers(1 << 62))
+        while not sim.is_terminal() and not (sim.round >= stop and sim.phase == "start"):
+            if sim.current_player() == CHANCE:
+                sim.apply_action(sample_chance_outcome(sim.chance_outcomes(), self.rng.random()))
+            else:
+                sim.apply_action(rollout_policy.step(sim))
+        return caverna_evaluate(sim)[player]
+
+
 register_evaluator("caverna", caverna_evaluate)
 register_agent("caverna_heuristic", CavernaHeuristicAgent, {"turn_lookahead": int, "max_turn_steps": int})
+register_agent("caverna_rollout", CavernaRolloutAgent, {"candidates": int, "rollouts": int, "horizon": int})

@@ -101,6 +101,45 @@ def test_heuristic_is_seeded_and_options_parse():
     assert a.history() == b.history()
 
 
+def solo_position(round_index: int, seed: int = 5):
+    """A solo game played by the heuristic up to the first placement of round `round_index` (0-based)."""
+    game = load_game("caverna", players=1)
+    state = game.new_initial_state()
+    agent = make_agent("caverna_heuristic", game, seed=seed)
+    while not (state.round == round_index and state.phase == "work" and state.turn is None):
+        if state.current_player() == CHANCE:
+            state.apply_action(state.chance_outcomes()[0][0])
+        else:
+            state.apply_action(agent.step(state))
+    return game, state
+
+
+def finish(game, state, spec, seed):
+    agent = make_agent(spec, game, seed=seed)
+    state = state.clone()
+    while not state.is_terminal():
+        state.apply_action(agent.step(state))
+    return state.scores()[0]
+
+
+def test_rollout_agent_scores_at_least_what_the_heuristic_scores_from_the_same_solo_position():
+    """Solo has no chance: the first candidate is the heuristic's own line and its rollout is the heuristic's
+    own continuation, so choosing by rollouts can only match or beat it (the pilot method's guarantee)."""
+    game, state = solo_position(8)
+    heuristic = finish(game, state, "caverna_heuristic", seed=1)
+    rollout = finish(game, state, "caverna_rollout:candidates=3", seed=1)
+    assert rollout >= heuristic, (rollout, heuristic)
+
+
+def test_rollout_agent_is_seeded_and_refuses_bad_budgets():
+    game = load_game("caverna", players=2)
+    state = game.new_initial_state(seed=4)
+    picks = [make_agent("caverna_rollout:candidates=2,horizon=1", game, seed=9).step(state) for _ in range(2)]
+    assert picks[0] == picks[1] and picks[0] in state.legal_actions()
+    with pytest.raises(ValueError, match="candidates >= 1"):
+        make_agent("caverna_rollout:candidates=0", game, seed=0)
+
+
 @pytest.mark.parametrize("players", [1, 2, 4])
 def test_mcts_and_expectimax_finish_games(players):
     game = load_game("caverna", players=players)
