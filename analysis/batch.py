@@ -117,10 +117,11 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
                index: int, first_game: int, stop_game: int, record_decisions: bool,
-               with_outcomes: bool = True) -> ChunkResult:
+               with_outcomes: bool = True, decision_columns: Sequence[str] | None = None) -> ChunkResult:
     """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch.
 
-    `with_outcomes=False` leaves the game's outcome columns out (to resume a folder written before them).
+    `with_outcomes=False` leaves the game's outcome columns out, and `decision_columns` keeps only those
+    decision columns (both to resume a folder written before the game had the others).
     """
     game = load_game(game_name, **game_params)
     recorder = DecisionRecorder(game) if record_decisions else None
@@ -129,7 +130,10 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
     games = pa.Table.from_pylist(rows, schema=schema)
     if recorder is None:
         return ChunkResult(index, _parquet_bytes(games), None, 0)
-    return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(recorder.table()), len(recorder))
+    decisions = recorder.table()
+    if decision_columns is not None:
+        decisions = decisions.select(list(decision_columns))
+    return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(decisions), len(recorder))
 
 
 def default_chunk_size(games: int) -> int:
@@ -259,8 +263,9 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         if writer is not None and writer.resumed and progress:
             print(f"resuming {out}: {done} of {games} games already stored", file=sys.stderr)
         with_outcomes = writer.with_outcomes if writer is not None else True
+        decision_columns = writer.decision_columns if writer is not None else None
         calls = [(game_name, dict(game_params), list(agent_specs), int(seed), k, run.chunk_range(k).start,
-                  run.chunk_range(k).stop, writer is not None, with_outcomes) for k in todo]
+                  run.chunk_range(k).stop, writer is not None, with_outcomes, decision_columns) for k in todo]
         bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
                                        desc=f"{game_name} match", smoothing=0.1))
         tables: dict[int, pa.Table] = {}

@@ -7,7 +7,9 @@ A results folder holds
 - `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards); games
   with outcome fields (`analysis/outcomes.py`) add their columns, which the manifest lists as
   `outcome_columns` (a folder written before a game had them lists none and still loads without them);
-- `decisions-NNNNN.parquet`: one row per player decision of those games (see `analysis/decisions.py`).
+- `decisions-NNNNN.parquet`: one row per player decision of those games (see `analysis/decisions.py`); the
+  manifest lists their columns as `decision_columns`, so a folder written before a game gained decision
+  columns still loads (and resumes) with the columns it has; a folder without the key has the current ones.
 
 A chunk is written to a hidden temporary file, flushed to disk and renamed into place, and only then listed
 in the manifest, which is itself replaced atomically; so after a crash at any moment the manifest lists
@@ -76,6 +78,19 @@ def folder_games_schema(manifest: dict[str, Any], location: str | Path = MANIFES
         raise ResultsError(location, f"lists outcome columns {listed}, but this cavekit knows "
                                      f"{known or 'none'} for {manifest['game']!r} with {manifest['players']} players")
     return full
+
+
+def folder_decisions_schema(manifest: dict[str, Any], location: str | Path = MANIFEST) -> pa.Schema:
+    """The decisions schema a results folder's chunks have: the columns it lists (all of today's if none)."""
+    full = decisions_schema(manifest["game"])
+    listed = manifest.get("decision_columns")
+    if listed is None or list(listed) == full.names:
+        return full
+    unknown = [c for c in listed if c not in full.names]
+    if unknown:
+        raise ResultsError(location, f"lists decision columns {unknown} that this cavekit does not know for "
+                                     f"{manifest['game']!r} (it knows {full.names})")
+    return pa.schema([full.field(c) for c in listed])
 
 
 def chunk_file_names(index: int) -> tuple[str, str]:
@@ -195,6 +210,10 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if not isinstance(outcomes, list) or not all(isinstance(c, str) for c in outcomes):
         raise ResultsError(path, f"field 'outcome_columns' should list column names, found {outcomes!r}")
     folder_games_schema(manifest, path)
+    decisions = manifest.get("decision_columns", [])
+    if not isinstance(decisions, list) or not all(isinstance(c, str) for c in decisions):
+        raise ResultsError(path, f"field 'decision_columns' should list column names, found {decisions!r}")
+    folder_decisions_schema(manifest, path)
     spec = run_spec_of(manifest)
     seen: set[int] = set()
     for n, chunk in enumerate(manifest["chunks"]):
@@ -226,7 +245,7 @@ def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
 
 def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
     """Every listed chunk file exists, is Parquet with the expected columns, and has the listed row count."""
-    schemas = {"games_file": folder_games_schema(manifest), "decisions_file": decisions_schema(manifest["game"])}
+    schemas = {"games_file": folder_games_schema(manifest), "decisions_file": folder_decisions_schema(manifest)}
     rows = {"games_file": "game_rows", "decisions_file": "decision_rows"}
     for chunk in manifest["chunks"]:
         for key, schema in schemas.items():
@@ -272,7 +291,7 @@ def load_results(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     manifest = read_manifest(folder)
     _check_chunk_files(folder, manifest)
     games = _read_chunks(folder, manifest, "games_file", folder_games_schema(manifest))
-    decisions = _read_chunks(folder, manifest, "decisions_file", decisions_schema(manifest["game"]))
+    decisions = _read_chunks(folder, manifest, "decisions_file", folder_decisions_schema(manifest))
     return games.to_pandas(), decisions.to_pandas()
 
 
@@ -364,7 +383,7 @@ class ResultsWriter:
         outcomes = [name for name, _ in outcome_columns(s.game, self.players)]
         return {"format": FORMAT, "version": VERSION, "game": s.game, "params": _jsonable(s.params),
                 "players": self.players, "engine": self.engine, "agents": list(s.agents), "seed": s.seed,
-                "outcome_columns": outcomes,
+                "outcome_columns": outcomes, "decision_columns": decisions_schema(s.game).names,
                 "games": s.games, "chunk_size": s.chunk_size, "code_version": code_version(),
                 "created": now, "updated": now, "games_done": 0, "complete": False, "chunks": []}
 
@@ -385,6 +404,11 @@ class ResultsWriter:
         """Whether this folder's game rows carry the game's outcome columns (folders from before them do not)."""
         return bool(self.manifest.get("outcome_columns"))
 
+    @property
+    def decision_columns(self) -> list[str]:
+        """The decision columns this folder's chunks have (older folders may have fewer than today's)."""
+        return folder_decisions_schema(self.manifest).names
+
     def missing_chunks(self) -> list[int]:
         """Indices of the chunks not yet on disk, in order."""
         done = {c["index"] for c in self.manifest["chunks"]}
@@ -398,6 +422,11 @@ class ResultsWriter:
         if columns != expected:
             raise ResultsError(self.folder / games_file, f"chunk {index} has game columns {columns}, but this "
                                                          f"folder's games have {expected}")
+        expected = self.decision_columns
+        columns = pq.read_schema(pa.BufferReader(decisions_parquet)).names
+        if columns != expected:
+            raise ResultsError(self.folder / decisions_file, f"chunk {index} has decision columns {columns}, but "
+                                                             f"this folder's decisions have {expected}")
         _write_atomically(self.folder / games_file, games_parquet)
         _write_atomically(self.folder / decisions_file, decisions_parquet)
         games = self.spec.chunk_range(index)

@@ -222,3 +222,61 @@ def test_the_command_line_reports_a_results_problem_without_a_traceback(copy, ca
     assert err.startswith("cavekit: error: results folder problem in") and "seed is 3 there but 8 now" in err
     assert "Traceback" not in err
     assert isinstance(ResultsError("x", "y"), CavekitError)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Decision columns: a folder keeps the columns it was written with
+
+def _as_before_a_decision_column(folder: Path, column: str) -> None:
+    """Turn a results folder into one written before the game's decision rows had `column`."""
+    import pyarrow.parquet as pq
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for chunk in manifest["chunks"]:
+        path = folder / chunk["decisions_file"]
+        pq.write_table(pq.read_table(path).drop_columns([column]), path)
+    manifest["decision_columns"] = [c for c in manifest["decision_columns"] if c != column]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_new_folder_lists_its_decision_columns(finished):
+    from cavekit.analysis.decisions import decisions_schema
+    assert read_manifest(finished)["decision_columns"] == decisions_schema("cvc").names
+    assert list(load_results(finished)[1].columns) == decisions_schema("cvc").names
+
+
+def test_a_folder_with_fewer_decision_columns_loads_and_resumes_with_them(finished, copy):
+    dropped = read_manifest(finished)["decision_columns"][-1]
+    _as_before_a_decision_column(copy, dropped)
+    games, decisions = load_results(copy)
+    assert dropped not in decisions.columns and len(decisions) == games["decisions"].sum()
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["chunks"] = manifest["chunks"][:-1]            # lose the last chunk, then resume
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    play(copy)
+    games, decisions = load_results(copy)
+    assert len(games) == 9 and dropped not in decisions.columns
+    full = load_results(finished)[1].drop(columns=[dropped])
+    pd.testing.assert_frame_equal(decisions.reset_index(drop=True), full.reset_index(drop=True))
+
+
+def test_an_unknown_decision_column_is_refused_naming_the_manifest(copy):
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["decision_columns"] = manifest["decision_columns"] + ["vibes"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ResultsError, match=r"decision columns \['vibes'\]") as refused:
+        load_results(copy)
+    assert refused.value.location.endswith("manifest.json")
+
+
+def test_the_writer_refuses_decisions_whose_columns_differ_from_the_folders(finished, copy):
+    from cavekit.analysis.batch import play_chunk
+    dropped = read_manifest(finished)["decision_columns"][-1]
+    _as_before_a_decision_column(copy, dropped)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["chunks"] = manifest["chunks"][:-1]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    chunk = play_chunk("cvc", {}, RUN["agent_specs"], RUN["seed"], 2, 6, 9, True)     # today's columns
+    with ResultsWriter(copy, results.run_spec_of(manifest), players=2) as writer:
+        with pytest.raises(ResultsError, match=f"chunk 2 has decision columns .*{dropped}"):
+            writer.write_chunk(2, chunk.games, chunk.decisions, chunk.decision_rows)
+    assert not (copy / "decisions-00002.parquet").exists()
