@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .balance import Z95, first_player_advantage, score_summary, tile_table
-from .results import load_results
+from .results import load_results, read_manifest
 from .room_values import room_regression
 
 
@@ -36,6 +36,37 @@ def spearman(a: pd.Series, b: pd.Series) -> tuple[float, float, float, int]:
     half = Z95 * math.sqrt((1 + rho * rho / 2) / (n - 3))
     # At |rho| = 1 the clipped z puts a bound a hair inside rho; an interval always contains its estimate.
     return (rho, min(math.tanh(z - half), rho), max(math.tanh(z + half), rho), n)
+
+
+LADDER = ("greedy", "expectimax1", "turn_mcts20", "turn_mcts50", "turn_mcts200", "turn_mcts500")
+
+
+def rung_name(spec: str) -> str:
+    """A ladder rung's short name for a Cave vs Cave agent spec (`cvc_turn_mcts:iterations=50` -> `turn_mcts50`)."""
+    name, _, options = spec.partition(":")
+    values = dict(o.split("=", 1) for o in options.split(",") if "=" in o)
+    if name == "cvc_turn_mcts" and "iterations" in values:
+        return f"turn_mcts{values['iterations']}"
+    if name == "cvc_expectimax" and "depth" in values:
+        return f"expectimax{values['depth']}"
+    return spec
+
+
+def ladder_folders(data: str | Path, order: Sequence[str] = LADDER) -> dict[str, Path]:
+    """The self-play folders of a data folder's budget ladder, weakest first: `cvc_ladder/<rung>/`, and the main
+    `cvc_selfplay/` set as the rung its agent names (preferred over a smaller ladder folder of the same rung)."""
+    data = Path(data)
+    found: dict[str, Path] = {}
+    ladder = data / "cvc_ladder"
+    if ladder.is_dir():
+        found = {p.name: p for p in sorted(ladder.iterdir()) if (p / "manifest.json").exists()}
+    main = data / "cvc_selfplay"
+    if (main / "manifest.json").exists():
+        manifest = read_manifest(main)
+        rung = rung_name(manifest["agents"][0])
+        if rung not in found or read_manifest(found[rung])["games_done"] < manifest["games_done"]:
+            found[rung] = main
+    return {name: found[name] for name in order if name in found}
 
 
 def budget_sensitivity(folders: Mapping[str, str | Path], reference: str | None = None) -> pd.DataFrame:

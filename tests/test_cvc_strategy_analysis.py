@@ -298,3 +298,15 @@ def test_budget_sensitivity_on_the_committed_ladder_sample():
     assert (table["games"] > 0).all() and table["mean_score"].between(10, 100).all()
     with pytest.raises(ValueError, match="reference 'nope' is not one of the budgets"):
         budget_sensitivity(folders, reference="nope")
+
+
+def test_ladder_rungs_are_named_from_agent_specs_and_the_main_set_joins_as_its_rung():
+    from pathlib import Path
+    from cavekit.analysis.sensitivity import ladder_folders, rung_name
+    assert rung_name("cvc_turn_mcts:iterations=50") == "turn_mcts50"
+    assert rung_name("cvc_expectimax:depth=1,width=32") == "expectimax1"
+    assert rung_name("greedy") == "greedy"
+    samples = Path(__file__).parent.parent / "results" / "samples"
+    folders = ladder_folders(samples)
+    assert list(folders) == ["greedy", "expectimax1", "turn_mcts20", "turn_mcts50"]   # weakest first
+    assert folders["expectimax1"] == samples / "cvc_selfplay"
