@@ -34,14 +34,23 @@ rarely matter there); tile and stable positions are all tried. Animal placement 
 keeps an optimal accommodation (`husbandry.can_accommodate`) and only asks which animal to release or convert
 when they cannot all fit.
 
-Measured (2026-11-30, one process on a loaded 2-core machine): 11-14 ms per decision, a solo game in 1.1 s
-and a two-player self-play game in 3.5 s, so about 1 solo playout/s as a rollout policy (the evaluator alone:
-about 0.1 ms per call; MCTS with `rollout=none` runs about 1,100 iterations/s). `turn_lookahead=0` (one step
-everywhere) is 6-9x faster but plays barely better than random (solo -12 points against 43), because a
-placement's value mostly lies in the sub-actions that follow it. Strength, two players, seats rotated, seed 7:
-10-0 against `random` (Wilson 95% interval of the score rate 72-100%; mean margin 87 +- 6 points) and 6-0
-against `mcts:iterations=200,rollout=none` (61-100%; margin 42 +- 14). Scores:
-`python -m cavekit.analysis.caverna_scores` (results/caverna_scores: solo 43, two-player self-play 44, four 31).
+Measured (2026-11-30, one process on a loaded 2-core machine; boards cache their hash since): a solo game in
+0.9 s, a two-player self-play game in 2.8 s and a four-player one in 6.1 s (`results/caverna_scores`), so
+about 1 solo playout/s as a rollout policy (the evaluator alone: about 0.1 ms per call; MCTS with
+`rollout=none` runs about 1,100 iterations/s). `turn_lookahead=0` (one step everywhere) is 6-9x faster but
+plays barely better than random (solo -12 points against 43), because a placement's value mostly lies in the
+sub-actions that follow it. Strength, two players, seats rotated, seed 7: 10-0 against `random` (Wilson 95%
+interval of the score rate 72-100%; mean margin 87 +- 6 points) and 6-0 against `mcts:iterations=200,
+rollout=none` (61-100%; margin 42 +- 14). Its weak spot is the family: solo it never builds a second dwelling
+(the bonus rooms' points come now, a dwarf's only through later turns), so it plays the whole game with 2.
+
+`caverna_rollout` (the pilot method) is the search agent built on it: at each placement the heuristic's
+`candidates` best whole turns are played out with the heuristic in every seat for `horizon` rounds (0: to the
+end) and the best mean evaluation wins. Two players, `candidates=3,horizon=2` beat the heuristic 8-0 (seats
+rotated, seed 11; margin 26.8 +- 3.4 points; `results/caverna_strength/`) at about 30 s per game. Solo,
+`candidates=3,horizon=0` scores 63 in 24 CPU-s (the heuristic 43) and `candidates=20` 66 in 490 s: playing
+the heuristic's lines out fixes its short sight on rooms and mines, not its missing family growth (the
+rollouts never grow either). Scores at a stated budget: `python -m cavekit.analysis.caverna_scores`.
 """
 from __future__ import annotations
 
@@ -94,24 +103,32 @@ def _score_total(board: Any, goods: tuple, animals: tuple, dwarfs: int, weapons:
     return score(PlayerSummary(board, goods, animals, dwarfs, weapons, begging), config).total
 
 
+BOARD_FEATURES = ("empty_cavern", "tunnel", "crop_on_field", "empty_field", "meadow", "stable")
+
+
 @lru_cache(maxsize=32768)
-def _board_promise(board: Any, config: Any) -> float:
-    """Empty caverns, tunnels, empty fields, meadows and stables, weighted (before the share)."""
-    w = CAVERNA_WEIGHTS
-    total = 0.0
+def _board_features(board: Any, config: Any) -> tuple[int, ...]:
+    """Counts of empty caverns, tunnels, crops on fields, empty fields, meadows and stables (`BOARD_FEATURES`)."""
+    counts = dict.fromkeys(BOARD_FEATURES, 0)
     for _, sp in board.items(config):
         t = sp.terrain
         if t == hb.CAVERN and not sp.furnishing:
-            total += w["empty_cavern"]
+            counts["empty_cavern"] += 1
         elif t in (hb.TUNNEL, hb.DEEP_TUNNEL):
-            total += w["tunnel"]
+            counts["tunnel"] += 1
         elif t == hb.FIELD:
-            total += w["crop_on_field"] * sp.crop_count if sp.crop else w["empty_field"]
+            counts["crop_on_field" if sp.crop else "empty_field"] += sp.crop_count if sp.crop else 1
         elif t == hb.MEADOW:
-            total += w["meadow"]
+            counts["meadow"] += 1
         if sp.stable:
-            total += w["stable"]
-    return total
+            counts["stable"] += 1
+    return tuple(counts.values())
+
+
+def _board_promise(board: Any, config: Any) -> float:
+    """Empty caverns, tunnels, empty fields, meadows and stables, weighted (before the share)."""
+    w = CAVERNA_WEIGHTS
+    return sum(w[name] * n for name, n in zip(BOARD_FEATURES, _board_features(board, config)))
 
 
 @lru_cache(maxsize=4096)
