@@ -318,22 +318,30 @@ class CavernaHeuristicAgent:
             return None
         return int(action)
 
-    def _best_turn(self, state: Any, legal: list[int], player: int) -> int:
+    def turn_lines(self, state: Any, legal: list[int], player: int,
+                   rng: np.random.Generator) -> list[tuple[float, list[int]]]:
+        """(evaluation, line) of every legal action, best first: a placement's line is its whole turn played
+        greedily; ties are broken by `rng`."""
         specs = action_table().specs
-        best_line: list[int] = []
-        best_value = -math.inf
+        lines = []
         for action in legal:
             child = state.clone()
             child.apply_action(action)
             line = [int(action)]
             if specs[action].kind == PLACE:
                 line += self._complete_turn(child, player)
-            value = caverna_evaluate(child)[player] + 1e-9 * self.rng.random()
-            if value > best_value:
-                best_line, best_value = line, value
-        self._plan = best_line
+            lines.append((caverna_evaluate(child)[player] + 1e-9 * rng.random(), line))
+        lines.sort(key=lambda vl: -vl[0])      # stable: the first of equal values stays first
+        return lines
+
+    def follow(self, state: Any, line: list[int]) -> int:
+        """Play the first action of `line` and keep the rest as the plan while the game follows it."""
+        self._plan = line
         self._plan_history = state.history()
-        return best_line[0]
+        return line[0]
+
+    def _best_turn(self, state: Any, legal: list[int], player: int) -> int:
+        return self.follow(state, self.turn_lines(state, legal, player, self.rng)[0][1])
 
     def _complete_turn(self, state: Any, player: int) -> list[int]:
         """Play the rest of the turn greedily in `state` (conversions left out); the actions played."""
@@ -393,21 +401,13 @@ class CavernaRolloutAgent:
         if planned is not None:
             return planned
         player = state.current_player()
-        lines = []
-        for action in legal:
-            child = state.clone()
-            child.apply_action(action)
-            line = [int(action)] + (policy._complete_turn(child, player) if specs[action].kind == PLACE else [])
-            lines.append((caverna_evaluate(child)[player] + 1e-9 * self.rng.random(), line))
-        lines.sort(key=lambda vl: -vl[0])
+        lines = policy.turn_lines(state, legal, player, self.rng)
         best_line, best_value = lines[0][1], -math.inf
         for _, line in lines[:self.candidates]:
             value = sum(self._rollout(state, line, player) for _ in range(self.rollouts)) / self.rollouts
             if value > best_value:
                 best_line, best_value = line, value
-        policy._plan = best_line
-        policy._plan_history = state.history()
-        return best_line[0]
+        return policy.follow(state, best_line)
 
     def _rollout(self, state: Any, line: list[int], player: int) -> float:
         """The mover's value after `line` and the heuristic playing on for `horizon` rounds (0: to the end)."""
