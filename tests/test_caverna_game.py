@@ -431,3 +431,30 @@ def test_small_scale_drift_mining_for_6_and_7_players_when_configured():
     assert "drift_mining_6_7" in load_game("caverna", players=6).new_initial_state(seed=1).spaces
     s = load_game("caverna", players=6, small_scale_drift_mining_counts="5_to_7").new_initial_state(seed=1)
     assert "small_scale_drift_mining_5p" in s.spaces and "drift_mining_6_7" not in s.spaces
+
+
+def test_once_per_harvest_trades_get_one_more_use_after_the_last_harvest():
+    """anytime_trades_once_per_harvest=True: the turn before scoring is a window of its own."""
+    s = load_game("caverna", players=2, anytime_trades_once_per_harvest=True).new_initial_state(seed=2)
+    rng = np.random.default_rng(2)
+    while s.round < len(s._rounds) - 1:
+        skip_to(s, "start", rng)
+        skip_to(s, "work", rng)
+    for p in s.players:
+        p.board = parse_board("""
+            . . . | . . .
+            . . . | . . .
+            . . . | C:beer_parlor . .
+            . . . | E . .
+        """)
+        p.animals.update({a: 0 for a in FARM_ANIMALS})
+        p.goods.update({g: 0 for g in p.goods})
+        p.goods.update({"grain": 4, "food": 30})
+        p.trades_used = frozenset({"beer_parlor"})     # used in the last harvest window
+    s._legal = None
+    _play_quietly(s, "final")
+    q = s.current_player()
+    assert "convert 2 grain -> 3 gold (beer_parlor)" in legal(s)
+    do(s, "convert 2 grain -> 3 gold (beer_parlor)")
+    assert not any(t.endswith("(beer_parlor)") for t in legal(s))
+    assert s.players[q].goods["grain"] == 2
