@@ -372,8 +372,9 @@ def test_a_dwarf_with_no_space_it_can_use_stays_home():
     assert s.current_player() == 1 - q and len(s.players[q].placed) == 1
 
 
-def test_trades_before_scoring_after_the_last_harvest():
-    s = load_game("caverna", players=2).new_initial_state(seed=2)
+def _last_round_with_a_beer_parlor(grain: int, **params):
+    """A 2-player game at the last round's work phase, each player with a Beer parlor, `grain` and 30 food."""
+    s = load_game("caverna", players=2, **params).new_initial_state(seed=2)
     rng = np.random.default_rng(2)
     while s.round < len(s._rounds) - 1:
         skip_to(s, "start", rng)
@@ -387,8 +388,13 @@ def test_trades_before_scoring_after_the_last_harvest():
         """)
         p.animals.update({a: 0 for a in FARM_ANIMALS})
         p.goods.update({g: 0 for g in p.goods})
-        p.goods.update({"grain": 2, "food": 30})
+        p.goods.update({"grain": grain, "food": 30})
     s._legal = None
+    return s
+
+
+def test_trades_before_scoring_after_the_last_harvest():
+    s = _last_round_with_a_beer_parlor(2)
     _play_quietly(s, "final")
     q = s.current_player()
     assert set(legal(s)) >= {"convert 2 grain -> 3 gold (beer_parlor)", "end turn"}
@@ -435,23 +441,9 @@ def test_small_scale_drift_mining_for_6_and_7_players_when_configured():
 
 def test_once_per_harvest_trades_get_one_more_use_after_the_last_harvest():
     """anytime_trades_once_per_harvest=True: the turn before scoring is a window of its own."""
-    s = load_game("caverna", players=2, anytime_trades_once_per_harvest=True).new_initial_state(seed=2)
-    rng = np.random.default_rng(2)
-    while s.round < len(s._rounds) - 1:
-        skip_to(s, "start", rng)
-        skip_to(s, "work", rng)
+    s = _last_round_with_a_beer_parlor(4, anytime_trades_once_per_harvest=True)
     for p in s.players:
-        p.board = parse_board("""
-            . . . | . . .
-            . . . | . . .
-            . . . | C:beer_parlor . .
-            . . . | E . .
-        """)
-        p.animals.update({a: 0 for a in FARM_ANIMALS})
-        p.goods.update({g: 0 for g in p.goods})
-        p.goods.update({"grain": 4, "food": 30})
         p.trades_used = frozenset({"beer_parlor"})     # used in the last harvest window
-    s._legal = None
     _play_quietly(s, "final")
     q = s.current_player()
     assert "convert 2 grain -> 3 gold (beer_parlor)" in legal(s)
