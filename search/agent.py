@@ -21,6 +21,16 @@ class Agent(Protocol):
     def reset(self) -> None: ...
 
 
+def choosable_actions(state: State) -> list[int]:
+    """The legal actions of the player to move, refusing chance nodes and finished games with a clear error."""
+    if state.current_player() == CHANCE:
+        raise ValueError("agents choose player actions; sample chance outcomes from chance_outcomes()")
+    legal = state.legal_actions()
+    if not legal:
+        raise ValueError("no legal action: the game is over")
+    return legal
+
+
 class RandomAgent:
     """Plays a uniformly random legal action."""
 
@@ -34,11 +44,7 @@ class RandomAgent:
         self.rng = np.random.default_rng(self._seed)
 
     def step(self, state: State) -> int:
-        if state.current_player() == CHANCE:
-            raise ValueError("agents choose player actions; sample chance outcomes from chance_outcomes()")
-        legal = state.legal_actions()
-        if not legal:
-            raise ValueError("no legal action: the game is over")
+        legal = choosable_actions(state)
         return int(legal[self.rng.integers(len(legal))])
 
 

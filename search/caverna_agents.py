@@ -66,7 +66,7 @@ from ..core.caverna import furnishings as fu
 from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
 from ..core.caverna.rules import FARM_ANIMALS, harvest_event
 from ..core.caverna.scoring import score
-from .agent import register_agent
+from .agent import choosable_actions, register_agent
 from .evaluation import register_evaluator
 
 CAVERNA_SCALE = 15.0        # points of lead that make tanh about 0.76 (a clear lead)
@@ -271,12 +271,8 @@ class CavernaHeuristicAgent:
         self._plan_history: list[int] = []
 
     def step(self, state: State) -> int:
-        if state.current_player() == CHANCE:
-            raise ValueError("agents choose player actions; sample chance outcomes from chance_outcomes()")
-        legal = state.legal_actions()
-        if not legal:
-            raise ValueError("no legal action: the game is over")
-        planned = self._planned(state, legal)
+        legal = choosable_actions(state)
+        planned = self.planned(state, legal)
         if planned is not None:
             return planned
         if len(legal) == 1:
@@ -301,7 +297,8 @@ class CavernaHeuristicAgent:
 
     # -- whole turns -------------------------------------------------------------------------------
 
-    def _planned(self, state: Any, legal: list[int]) -> int | None:
+    def planned(self, state: Any, legal: list[int]) -> int | None:
+        """The next action of the line being followed, if the game is still on it; else None."""
         if not self._plan:
             return None
         history = state.history()
@@ -393,11 +390,11 @@ class CavernaRolloutAgent:
 
     def step(self, state: State) -> int:
         policy = self.policy
-        legal = state.legal_actions()
+        legal = choosable_actions(state)
         specs = action_table().specs
-        if state.current_player() == CHANCE or len(legal) <= 1 or not any(specs[a].kind == PLACE for a in legal):
+        if len(legal) == 1 or not any(specs[a].kind == PLACE for a in legal):
             return policy.step(state)
-        planned = policy._planned(state, legal)
+        planned = policy.planned(state, legal)
         if planned is not None:
             return planned
         player = state.current_player()

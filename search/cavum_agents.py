@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.api import CHANCE, ConfigError, Game, State
+from ..core.api import ConfigError, Game, State
 from ..core.cavum.actions import action_table
 from ..core.cavum.rules import rules
-from .agent import register_agent
+from .agent import choosable_actions, register_agent
 from .evaluation import register_evaluator
 
 CAVUM_SCALE = 15.0          # points of lead that make tanh about 0.76
@@ -109,11 +109,7 @@ class CavumHeuristicAgent:
         self.rng = np.random.default_rng(self._seed)
 
     def step(self, state: State) -> int:
-        if state.current_player() == CHANCE:
-            raise ValueError("agents choose player actions; sample chance outcomes from chance_outcomes()")
-        legal = state.legal_actions()
-        if not legal:
-            raise ValueError("no legal action: the game is over")
+        legal = choosable_actions(state)
         if len(legal) == 1:
             return int(legal[0])
         turn_order_move = self._turn_order_move(state, legal) if self.bidding == "value" else None

@@ -52,22 +52,3 @@ def next_action(state, rng: np.random.Generator, busy: bool = False) -> int:
         return sample_chance_outcome(state.chance_outcomes(), rng.random())
     legal = state.legal_actions()
     return busy_action(legal, rng) if busy else legal[rng.integers(len(legal))]
-
-
-def play_with_agents(game, specs: list[str], seed: int):
-    """Play a whole game with agents built from `specs` (seat p seeded seed + p); the final state.
-
-    Each agent's action is checked to be legal before it is applied.
-    """
-    from cavekit.search import make_agent
-    rng = np.random.default_rng(seed)
-    agents = [make_agent(spec, game, seed=seed + p) for p, spec in enumerate(specs)]
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        else:
-            action = agents[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
-    return state

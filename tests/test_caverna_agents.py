@@ -12,19 +12,7 @@ from cavekit.core.api import CHANCE, sample_chance_outcome
 from cavekit.search import make_agent
 from cavekit.search.evaluation import evaluator_for
 
-
-def play_match(game, specs, seed):
-    agents = [make_agent(spec, game, seed=seed + i) for i, spec in enumerate(specs)]
-    state = game.new_initial_state()
-    rng = np.random.default_rng(seed)
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        else:
-            action = agents[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
-    return state
+from agent_play import play_with_agents as play_match
 
 
 def random_positions(game, seed, every=7):

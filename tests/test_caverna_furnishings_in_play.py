@@ -709,7 +709,7 @@ def test_trades_before_scoring_are_unlimited_by_default_and_once_per_harvest_win
         s = at_feeding()
         s._config = make_config(anytime_trades_once_per_harvest=once)
         q = s.current_player()
-        p = setup(s, goods={"grain": 8}, board=with_tile("beer_parlor"), clear=False)
+        setup(s, goods={"grain": 8}, board=with_tile("beer_parlor"), clear=False)
         do(s, "convert 2 grain -> 4 food (beer_parlor)")
         assert can(s, "convert 2 grain -> 3 gold (beer_parlor)") is not once
         assert can(s, "convert 2 grain -> 4 food (beer_parlor)") is not once

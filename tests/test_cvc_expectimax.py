@@ -12,7 +12,7 @@ from cavekit.search.cvc_evaluation import heuristic_values
 
 from cvc_end_games import (block_the_housework, compiled, last_turn_of_the_game, play_turn,
                            treasury_after_conversions, treasury_by_renovation)
-from cvc_scenarios import play_with_agents
+from agent_play import play_with_agents
 
 
 ENUMERATOR = SegmentEnumerator(20000)     # segments() returns a list, so recursive calls may share it

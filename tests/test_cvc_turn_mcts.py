@@ -15,7 +15,8 @@ from cavekit.search.cvc_turn_mcts import TurnTree
 
 from cvc_end_games import (block_the_housework, compiled, last_turn_of_the_game, play_turn,
                            treasury_after_conversions, treasury_by_renovation)
-from cvc_scenarios import next_action, play_with_agents, rich_position
+from agent_play import play_with_agents
+from cvc_scenarios import next_action, rich_position
 
 
 def position_key(state) -> str:

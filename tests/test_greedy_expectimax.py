@@ -13,7 +13,7 @@ from cavekit.search.turn_search import TurnSearch, chance_children, turn_rule_fo
 
 from cvc_end_games import (block_the_housework, compiled, play_turn, treasury_after_conversions,
                            treasury_by_renovation)
-from cvc_scenarios import play_with_agents
+from agent_play import play_with_agents
 from cvc_positions import give
 from toy_games import DIE, HOLD, ROLL, PigGame
 

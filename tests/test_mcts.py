@@ -12,7 +12,7 @@ from cavekit.search.cvc_evaluation import heuristic_values
 from cavekit.search.evaluation import cvc_evaluate
 from cavekit.search.mcts import MCTSAgent
 
-from cvc_scenarios import play_with_agents
+from agent_play import play_with_agents
 from cvc_end_games import last_turn_of_the_game
 
 def finish_turn(state, agent):

@@ -295,12 +295,19 @@ def conversion_options(board: hb.Board, config: Config | None = None) -> list[Tr
             if fid == "peaceful_cave":
                 trades.append(Trade(fid, (("weapon", 1),), (), note="food equal to the discarded weapon's strength"))
             continue
-        before_scoring = f.effect.startswith("At any time before scoring")
+        before_scoring = before_scoring_trade(fid)
         once = before_scoring and config.anytime_trades_once_per_harvest
         options = f.param("get_either") or [f.param("get")]
         for get in options:
             trades.append(Trade(fid, freeze_goods(f.param("pay")), freeze_goods(get), before_scoring, once))
     return trades
+
+
+def before_scoring_trade(fid: str) -> bool:
+    """Whether a furnishing trades "at any time before scoring" (Trader, Spare part storage, the parlors): the
+    trades the `anytime_trades_once_per_harvest` reading limits."""
+    f = furnishing(fid)
+    return f.timing == "anytime" and f.param("pay") is not None and f.effect.startswith("At any time before scoring")
 
 
 def feeding_substitutes(board: hb.Board) -> list[dict[str, int]]:

@@ -72,8 +72,7 @@ GREEN, RED = 0, 1
 AUTO = ("take_accumulated", "gain", "gain_per", "gain_if", "become_starting_player")
 REPEATABLE = ("sow", "expedition", "trade", "market")
 EXTENSION_SPACES = frozenset(s for s in rules().action_spaces if s.startswith("extension"))
-ONCE_PER_HARVEST = frozenset(f.id for f in rules().furnishings
-                             if f.timing == "anytime" and f.effect.startswith("At any time before scoring"))
+ONCE_PER_HARVEST = frozenset(f.id for f in rules().furnishings if fu.before_scoring_trade(f.id))
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -694,7 +693,7 @@ class ReferenceState(StateMixin):
                     continue
                 if not f.unlimited and f.id in self.built:
                     continue
-                if not self._payment_choices(p, f.id, pay):
+                if not self._can_pay_furnishing(p, f.id, pay):
                     continue
                 for pos in furnish_targets(p.board, f.id, self._config):
                     if (f.id, pos) in table.furnish:
@@ -747,15 +746,22 @@ class ReferenceState(StateMixin):
         return fu.fence_cost(p.board, small, not small, self._config,
                              small_cost=cost if small else None, large_cost=None if small else cost)
 
+    def _payments(self, p: Player, fid: str, pay: Any) -> tuple:
+        """Every way to pay for `fid` on this player's board (`pay`: the space's "printed cost" or a cost)."""
+        cost = None if pay == "printed cost" else tuple(sorted(pay.items()))
+        return payment_choices(p.board, fid, self._config, cost)
+
     def _payment_choices(self, p: Player, fid: str, pay: Any) -> dict[tuple[str, ...], dict[str, int]]:
         """The affordable ways to pay for `fid` (keyed by Builder swaps; one per distinct payment)."""
-        cost = None if pay == "printed cost" else tuple(sorted(pay.items()))
-        have = p.goods
         choices: dict[tuple[str, ...], dict[str, int]] = {}
-        for swaps, option in payment_choices(p.board, fid, self._config, cost):
-            if all(have.get(g, 0) >= n for g, n in option) and dict(option) not in choices.values():
+        for swaps, option in self._payments(p, fid, pay):
+            if _pay_ok(p.goods, dict(option)) and dict(option) not in choices.values():
                 choices[swaps] = dict(option)
         return choices
+
+    def _can_pay_furnishing(self, p: Player, fid: str, pay: Any) -> bool:
+        """Whether some payment for `fid` is affordable (the legality check; `_payment_choices` lists them)."""
+        return any(all(p.goods.get(g, 0) >= n for g, n in option) for _, option in self._payments(p, fid, pay))
 
     def _guest(self, player: int, t: Turn) -> bool:
         """Whether the Guest room turns this turn's either/or into and/or."""
