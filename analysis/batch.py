@@ -322,3 +322,18 @@ def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "games": [len(first)], "first_player_score_rate": [(wins + draws / 2) / max(1, len(first))],
         "ci95_low": [lo], "ci95_high": [hi], "draws": [draws]})
     return tables
+
+
+def agent_record(results: pd.DataFrame, spec: str) -> dict[str, Any]:
+    """Wins, draws, losses and the score rate (draws count half) of `spec` against the other seat of a
+    two-seat match, with its Wilson 95% interval and both seats' mean points."""
+    mine = np.where(results["agent_0"] == spec, results["return_0"], results["return_1"])
+    my_score = np.where(results["agent_0"] == spec, results["score_0"], results["score_1"])
+    their_score = np.where(results["agent_0"] == spec, results["score_1"], results["score_0"])
+    wins, draws = int((mine > 0).sum()), int((mine == 0).sum())
+    games = len(results)
+    low, high = wilson_interval(wins + draws / 2, games)
+    return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
+            "score_rate": (wins + draws / 2) / games, "ci95_low": low, "ci95_high": high,
+            "mean_points": float(my_score.mean()), "opponent_mean_points": float(their_score.mean()),
+            "seconds_per_game": float(results["seconds"].mean())}

@@ -1,8 +1,8 @@
 """Speed benchmarks, measured in one process so the ratios hold on a shared, noisy machine.
 
-`cavekit bench cvc` and `cavekit bench cavum` play random games with the reference engine, with the compiled
-engine through the Python API, and with the compiled engine's C playout, and time move generation and cloning
-in C on positions taken from random games. `cavekit bench batch` times the batch runner (random agents, results
+`cavekit bench GAME` for a game with a compiled engine plays random games with the reference engine, with the
+compiled engine through the Python API, and with the compiled engine's C playout, and times move generation and
+cloning in C on positions taken from random games; for a game with only its reference engine it times that. `cavekit bench batch` times the batch runner (random agents, results
 folder written) on one worker and on two. Results are rates and ratios, never pass/fail thresholds.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..core.api import CHANCE, sample_chance_outcome
-from ..core.registry import load_game
+from ..core.registry import default_game_name, load_game
 
 
 def _random_game(game: Any, rng: np.random.Generator, keep: list | None = None, keep_every: int = 0) -> int:
@@ -47,10 +47,10 @@ def _playout_rate(game: Any, seconds: float, seed: int) -> dict[str, float]:
 
 def bench_engines(name: str, players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
     """Playout rates of a game's reference and compiled engines and their ratio, C-level move generation and
-    clone times, and the compiled state's size (games with a compiled core: cvc, cavum)."""
-    compiled = importlib.import_module(f"cavekit.core.{name}.compiled")
+    clone times, and the compiled state's size (games with a compiled core)."""
     reference = load_game(name, players=players, engine="reference")
     fast = load_game(name, players=players, engine="compiled")
+    compiled = importlib.import_module(type(fast.new_initial_state()).__module__)
     ref = _playout_rate(reference, seconds, seed)
     api = _playout_rate(fast, seconds, seed)
 
@@ -98,7 +98,7 @@ def bench_engines(name: str, players: int = 2, seconds: float = 3.0, seed: int =
 
 
 def bench_reference(name: str, players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
-    """Speed of a game that has only its reference engine (caverna): random playouts through the Python API
+    """Speed of a game that has only its reference engine: random playouts through the Python API
     (games/s, steps/s), and per-call times of `legal_actions` (recomputed, not cached), `clone` and
     clone + apply on positions taken from random games."""
     game = load_game(name, players=players)
@@ -160,16 +160,6 @@ def _as_reference(position: Any, reference: Any) -> Any:
     return type(reference.new_initial_state()).from_dict(reference, position.to_dict(), [])
 
 
-def bench_cvc(players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
-    """Cave vs Cave: `bench_engines("cvc", ...)`."""
-    return bench_engines("cvc", players, seconds, seed)
-
-
-def bench_cavum(players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
-    """Cavum: `bench_engines("cavum", ...)`."""
-    return bench_engines("cavum", players, seconds, seed)
-
-
 def format_bench(result: dict[str, Any]) -> str:
     """The benchmark as a table a person reads."""
     rows = [
@@ -186,7 +176,7 @@ def format_bench(result: dict[str, Any]) -> str:
         ("state size", f"{result['state_size_bytes']} bytes"),
     ]
     width = max(len(name) for name, _ in rows)
-    title = f"cavekit bench {result.get('game', 'cvc')} ({result['players']} players, one process, one core)"
+    title = f"cavekit bench {result['game']} ({result['players']} players, one process, one core)"
     return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])
 
 
@@ -207,27 +197,29 @@ def _process_tree_cpu_seconds() -> float | None:
 
 
 def bench_batch(games: int = 4000, jobs: int = 2, chunk_size: int | None = None, players: int = 2,
-                seed: int = 0) -> dict[str, Any]:
-    """Games/s of the batch runner (random agents, compiled cvc engine, results folder written) on one
-    worker and on `jobs` workers in the same process run, their ratio, the CPU time each run used (which,
-    unlike wall time, a busy machine barely changes), and whether both stored the same rows."""
+                seed: int = 0, game: str | None = None) -> dict[str, Any]:
+    """Games/s of the batch runner (random agents, the game's default engine, results folder written; the
+    registry's default game unless `game` names one) on one worker and on `jobs` workers in the same process
+    run, their ratio, the CPU time each run used (which, unlike wall time, a busy machine barely changes), and
+    whether both stored the same rows."""
     import os
     import tempfile
 
     from .batch import default_chunk_size, run_match
     from .results import load_results
 
+    name = game or default_game_name()
     agents = ["random"] * players
     chunk = chunk_size or default_chunk_size(games)
     load_before = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
     # Start the worker processes before timing, so the figure is play and storage, not process start-up.
-    run_match("cvc", agents, 2 * jobs, seed, progress=False, jobs=jobs, chunk_size=1, players=players)
+    run_match(name, agents, 2 * jobs, seed, progress=False, jobs=jobs, chunk_size=1, players=players)
     rates, cpu = {}, {}
     with tempfile.TemporaryDirectory(prefix="cavekit-bench-") as tmp:
         for workers in (1, jobs):
             cpu_start = _process_tree_cpu_seconds()
             started = time.perf_counter()
-            run_match("cvc", agents, games, seed, progress=False, jobs=workers, chunk_size=chunk,
+            run_match(name, agents, games, seed, progress=False, jobs=workers, chunk_size=chunk,
                       out=f"{tmp}/{workers}", players=players)
             rates[workers] = games / (time.perf_counter() - started)
             cpu_end = _process_tree_cpu_seconds()
@@ -235,7 +227,7 @@ def bench_batch(games: int = 4000, jobs: int = 2, chunk_size: int | None = None,
         one, many = load_results(f"{tmp}/1"), load_results(f"{tmp}/{jobs}")
         identical = one[0].drop(columns="seconds").equals(many[0].drop(columns="seconds")) and one[1].equals(many[1])
         decision_rows = len(one[1])
-    return {"game": "cvc", "players": players, "agents": agents, "games": games, "chunk_size": chunk,
+    return {"game": name, "players": players, "agents": agents, "games": games, "chunk_size": chunk,
             "chunks": -(-games // chunk), "workers": jobs, "seed": seed,
             "games_per_second_1_worker": rates[1], f"games_per_second_{jobs}_workers": rates[jobs],
             "speedup": rates[jobs] / rates[1],
@@ -264,6 +256,6 @@ def format_bench_batch(result: dict[str, Any]) -> str:
         ("machine", f"{result['cpu_count']} CPUs, load average {result['load_average_before']} before the run"),
     ]
     width = max(len(name) for name, _ in rows)
-    title = (f"cavekit bench batch: {result['games']} cvc games, {' vs '.join(result['agents'])}, compiled engine, "
+    title = (f"cavekit bench batch: {result['games']} {result['game']} games, {' vs '.join(result['agents'])}, "
              "results folder written")
     return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])

@@ -64,12 +64,12 @@ def pairwise_outcomes(games: pd.DataFrame) -> pd.DataFrame:
             points = np.where(ret_a > ret_b, 1.0, np.where(ret_a == ret_b, 0.5, 0.0))
             parts.append(pd.DataFrame({"row": rows, "agent_a": games[f"agent_{a}"].to_numpy(),
                                        "agent_b": games[f"agent_{b}"].to_numpy(), "points_a": points}))
-    pairs = pd.concat(parts, ignore_index=True)
-    same = pairs["agent_a"] == pairs["agent_b"]
+    encounters = pd.concat(parts, ignore_index=True)
+    same = encounters["agent_a"] == encounters["agent_b"]
     if same.any():
-        agent = pairs.loc[same, "agent_a"].iloc[0]
+        agent = encounters.loc[same, "agent_a"].iloc[0]
         raise ConfigError(f"agent {agent!r} sits in two seats of one game; ratings need distinct agents per game")
-    return pairs.sort_values(["row", "agent_a"], kind="stable").reset_index(drop=True)
+    return encounters.sort_values(["row", "agent_a"], kind="stable").reset_index(drop=True)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -148,12 +148,12 @@ def fit_bradley_terry(points: np.ndarray, prior_draws: float = 1.0, tol: float =
     raise ConfigError(f"the Bradley-Terry fit did not converge in {max_iter} Newton steps")
 
 
-def points_matrix(pairs: pd.DataFrame, agents: Sequence[str], weights: np.ndarray | None = None) -> np.ndarray:
+def points_matrix(encounters: pd.DataFrame, agents: Sequence[str], weights: np.ndarray | None = None) -> np.ndarray:
     """`points[i, j]`: what agent i scored against agent j over the pairwise outcomes (optionally weighted)."""
     index = {agent: i for i, agent in enumerate(agents)}
-    a = pairs["agent_a"].map(index).to_numpy()
-    b = pairs["agent_b"].map(index).to_numpy()
-    return _points_from_codes(a, b, pairs["points_a"].to_numpy(dtype=float), len(agents), weights)
+    a = encounters["agent_a"].map(index).to_numpy()
+    b = encounters["agent_b"].map(index).to_numpy()
+    return _points_from_codes(a, b, encounters["points_a"].to_numpy(dtype=float), len(agents), weights)
 
 
 def _points_from_codes(a: np.ndarray, b: np.ndarray, points_a: np.ndarray, k: int,
@@ -186,22 +186,22 @@ def rate(games: pd.DataFrame, n_boot: int = 1000, seed: int = 0, prior_draws: fl
         raise ConfigError(f"n_boot must be at least 0, not {n_boot}")
     if not 0 < confidence < 1:
         raise ConfigError(f"confidence must lie strictly between 0 and 1, not {confidence}")
-    pairs = pairwise_outcomes(games)
-    agents = sorted(set(pairs["agent_a"]) | set(pairs["agent_b"]))
+    encounters = pairwise_outcomes(games)
+    agents = sorted(set(encounters["agent_a"]) | set(encounters["agent_b"]))
     if anchor is not None and anchor not in agents:
         raise ConfigError(f"anchor agent {anchor!r} played no game here; agents: {', '.join(agents)}")
     if len(agents) < 2:
         raise ConfigError("ratings need at least 2 different agents")
     k = len(agents)
     index = {agent: i for i, agent in enumerate(agents)}
-    a = pairs["agent_a"].map(index).to_numpy()
-    b = pairs["agent_b"].map(index).to_numpy()
-    points_a = pairs["points_a"].to_numpy(dtype=float)
+    a = encounters["agent_a"].map(index).to_numpy()
+    b = encounters["agent_b"].map(index).to_numpy()
+    points_a = encounters["points_a"].to_numpy(dtype=float)
     theta = _anchored(fit_bradley_terry(_points_from_codes(a, b, points_a, k, None), prior_draws), agents, anchor)
 
     table = pd.DataFrame({"agent": agents, "elo": anchor_rating + ELO_SCALE * theta, "bt_strength": np.exp(theta)})
     if n_boot:
-        replicates = _bootstrap(games, pairs["row"].to_numpy(), a, b, points_a, k, n_boot, seed, prior_draws,
+        replicates = _bootstrap(games, encounters["row"].to_numpy(), a, b, points_a, k, n_boot, seed, prior_draws,
                                 group)
         replicates = _anchored(replicates, agents, anchor)
         tail = 100 * (1 - confidence) / 2

@@ -3,8 +3,8 @@
 The report is a single file: styles inline, figures embedded as base64 PNG (matplotlib, Agg), no scripts and
 nothing fetched from the network, so it can be mailed or archived as it is. The tables come from
 `analysis/balance.py`; this module only lays them out and draws them. Every game gets the generic sections
-(the run, results per agent, first-player advantage, score distributions, game length); `GAME_SECTIONS`
-adds a game's own sections (Cave vs Cave: action tiles, rooms, solo targets).
+(the run, results per agent, first-player advantage, score distributions, game length); a game's analysis
+hook `report_sections(data)` adds its own (Cave vs Cave: action tiles, rooms, solo targets).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..core.api import CavekitError
+from ..core.registry import game_spec
 from . import balance
-from .plots import interval_barh
 from .results import ResultsError, load_results, read_manifest
 
 FIGURE_DPI = 96
@@ -60,18 +60,18 @@ class Section:
 
 # ---------------------------------------------------------------- formatting
 
-def _pct(x: float) -> str:
+def percent(x: float) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
 
 
-def _num(x: float, digits: int = 1) -> str:
+def number(x: float, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
 def _rate_with_interval(rate: float, low: float, high: float) -> str:
     if isinstance(rate, float) and math.isnan(rate):
         return ""
-    return f"{_pct(rate)} [{100 * low:.1f}, {100 * high:.1f}]"
+    return f"{percent(rate)} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
 def _mean_with_interval(mean: float, low: float, high: float) -> str:
@@ -82,7 +82,7 @@ def _mean_with_interval(mean: float, low: float, high: float) -> str:
     return f"{mean:.1f} [{low:.1f}, {high:.1f}]"
 
 
-def _combine(table: pd.DataFrame, name: str, value: str, low: str, high: str, kind: str) -> pd.DataFrame:
+def combine_interval(table: pd.DataFrame, name: str, value: str, low: str, high: str, kind: str) -> pd.DataFrame:
     """Replace three columns (value and its 95% bounds) by one text column `name`."""
     fmt = _rate_with_interval if kind == "rate" else _mean_with_interval
     out = table.copy()
@@ -96,7 +96,7 @@ def table_html(table: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | N
     formatters = dict(formats or {})
     for column in table.columns:
         if column not in formatters and pd.api.types.is_float_dtype(table[column]):
-            formatters[column] = _num
+            formatters[column] = number
     # The index becomes the first column so the header is one row, not pandas' two.
     return table.reset_index().to_html(formatters=formatters, index=False, border=0, na_rep="", justify="right",
                                        classes="data")
@@ -111,7 +111,7 @@ def figure_html(fig: Figure, alt: str) -> str:
     return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></figure>'
 
 
-def _score_bins(scores: np.ndarray) -> np.ndarray:
+def score_bins(scores: np.ndarray) -> np.ndarray:
     low, high = int(np.floor(scores.min())), int(np.ceil(scores.max()))
     width = max(1, math.ceil((high - low + 1) / 40))
     return np.arange(low, high + width + 1, width) - 0.5
@@ -189,9 +189,9 @@ def run_section(data: ReportData) -> Section:
 def agents_section(data: ReportData) -> Section:
     """Per-agent results: W/D/L and score rate with Wilson intervals, mean score with its interval."""
     table = balance.agent_results(data.games)
-    table = _combine(table, "mean score (points) [95%]", "mean_score", "mean_low", "mean_high", "mean")
+    table = combine_interval(table, "mean score (points) [95%]", "mean_score", "mean_low", "mean_high", "mean")
     if data.seats > 1:
-        table = _combine(table, "score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
+        table = combine_interval(table, "score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
         caption = ("Results of each agent over all the seats it played; the score rate counts a draw as half a "
                    "win. Brackets are 95% intervals (Wilson for rates, normal approximation for means).")
     else:
@@ -202,8 +202,8 @@ def agents_section(data: ReportData) -> Section:
 def first_player_section(data: ReportData) -> Section:
     """How the player who moved first fared, with its interval and the mean score margin."""
     table = balance.first_player_advantage(data.games)
-    table = _combine(table, "first player's score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
-    table = _combine(table, "mean score margin, first minus other (points) [95%]", "mean_score_margin",
+    table = combine_interval(table, "first player's score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
+    table = combine_interval(table, "mean score margin, first minus other (points) [95%]", "mean_score_margin",
                      "margin_low", "margin_high", "mean")
     caption = ("The player who made the first decision of each game, whichever agent it was: a score rate whose "
                "interval excludes 50% means moving first is an advantage (or a handicap) for these agents.")
@@ -214,7 +214,7 @@ def first_player_section(data: ReportData) -> Section:
 def scores_section(data: ReportData) -> Section:
     """Score histograms per agent and per seat, with their summary tables."""
     rows = balance.seat_rows(data.games)
-    bins = _score_bins(rows["score"].to_numpy(dtype=float))
+    bins = score_bins(rows["score"].to_numpy(dtype=float))
     by_seat = data.seats > 1
     fig = Figure(figsize=(11 if by_seat else 6.5, 3.8))
     groups = [("agent", "per agent")] + ([("player", "per seat")] if by_seat else [])
@@ -232,7 +232,7 @@ def scores_section(data: ReportData) -> Section:
     formats = {"n": str}
     for key, label in groups:
         table = balance.score_summary(data.games, by=key)
-        table = _combine(table, "mean [95%]", "mean", "mean_low", "mean_high", "mean")
+        table = combine_interval(table, "mean [95%]", "mean", "mean_low", "mean_high", "mean")
         parts.append(f"<h3>Scores {label} (points)</h3>" + table_html(table, formats))
     caption = ("Distribution of final scores in points" + (" for each agent and for each seat (seat 0 is the "
                "first listed seat, not necessarily the first to move)." if by_seat else "."))
@@ -251,7 +251,7 @@ def length_section(data: ReportData) -> Section:
     ax.set_ylabel("games (count)")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     table = balance.length_summary(data.games)
-    table = _combine(table, "mean [95%]", "mean", "mean_low", "mean_high", "mean")
+    table = combine_interval(table, "mean [95%]", "mean", "mean_low", "mean_high", "mean")
     caption = ("How long games are, in player decisions (every atomic action counts, so a turn is several) and in "
                "steps of the full history (chance outcomes included).")
     return Section("Game length", caption, [figure_html(fig, "histogram of decisions per game"), table_html(table)])
@@ -259,149 +259,13 @@ def length_section(data: ReportData) -> Section:
 
 # ---------------------------------------------------------------- Cave vs Cave
 
-def cvc_tiles_section(data: ReportData) -> Section:
-    """Action tiles: how often taken, when, how their takers fared, and which tile is picked first each round."""
-    from ..core.cvc.rules import rules
-    solo = data.seats == 1
-    tiles = [t.name for t in rules().tiles if t.in_solo or not solo]
-    table = balance.tile_table(data.decisions, data.games, tiles)
-    fig = Figure(figsize=(7, 4.5))
-    ax = fig.add_subplot(1, 1, 1)
-    if solo:
-        interval_barh(ax, tiles, table["mean_score"].to_numpy(float), table["mean_low"].to_numpy(float),
-                       table["mean_high"].to_numpy(float), "#55a868")
-        ax.set_title("Mean final score of the solo games in which a tile was taken")
-        ax.set_xlabel("mean final score (points), 95% interval")
-    else:
-        interval_barh(ax, tiles, 100 * table["taker_score_rate"].to_numpy(float),
-                       100 * table["ci95_low"].to_numpy(float), 100 * table["ci95_high"].to_numpy(float), "#55a868")
-        ax.axvline(50, color="#c44e52", linestyle="--", linewidth=1)
-        ax.set_title("Score rate of the players who took each tile")
-        ax.set_xlabel("score rate of takers (%), Wilson 95% interval")
-        ax.set_xlim(0, 100)
-    ax.set_ylabel("action tile")
-    shown = _combine(table, "takers' mean final score (points) [95%]", "mean_score", "mean_low", "mean_high", "mean")
-    if not solo:
-        shown = _combine(shown, "takers' score rate [95% Wilson]", "taker_score_rate", "ci95_low", "ci95_high", "rate")
-    shown = shown.rename(columns={"times_taken": "times taken", "per_game": "takes per game",
-                                  "games_with": "share of games taken", "mean_round": "mean round taken",
-                                  "takers": "takers (player-games)"})
-    formats = {"share of games taken": _pct, "takes per game": lambda x: _num(x, 2)}
-
-    picks = balance.first_pick_share(data.decisions, tiles)
-    heat = Figure(figsize=(7, 4.5))
-    ax = heat.add_subplot(1, 1, 1)
-    image = ax.imshow(100 * picks.to_numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=100)
-    ax.set_xticks(range(picks.shape[1]))
-    ax.set_xticklabels([str(c) for c in picks.columns])
-    ax.set_yticks(range(len(picks)))
-    ax.set_yticklabels(list(picks.index), fontsize="small")
-    for (i, j), value in np.ndenumerate(100 * picks.to_numpy()):
-        if value >= 0.5:
-            ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7,
-                    color="black" if value > 60 else "white")
-    ax.set_title("First tile taken in each round")
-    ax.set_xlabel("round (1-based)")
-    ax.set_ylabel("action tile")
-    heat.colorbar(image, ax=ax, label="share of games (%)")
-    pick_table = picks.rename(columns=lambda c: f"round {c}")
-    pick_table = pick_table.loc[(pick_table > 0).any(axis=1)]
-    caption = ("How often each action tile is taken, in which round, and how the players who took it fared (a "
-               "player counts once per game however often they took it). Correlational: a tile's takers may "
-               "win because of the position they were already in; a tile taken every game by both players sits "
-               "near 50% by construction.")
-    return Section("Action tiles", caption, [
-        figure_html(fig, "takers' results per action tile"), table_html(shown, formats),
-        "<h3>First pick per round</h3><p>Share of games in which each tile was the first one taken in that round "
-        "(each column sums to 100% over the games that reached the round; tiles never picked first are left out "
-        "of the table).</p>",
-        figure_html(heat, "heat map of first picks per round"), table_html(pick_table, {c: _pct for c in pick_table})])
-
-
-def cvc_rooms_section(data: ReportData) -> Section:
-    """Rooms: how often each is furnished, when, and how the players who furnished it fared."""
-    from ..core.cvc.rules import CAVE_ENTRANCE, rules
-    rooms = [r.name for r in rules().rooms[:CAVE_ENTRANCE]]
-    table = balance.room_table(data.decisions, data.games, rooms)
-    solo = data.seats == 1
-    order = table.sort_values("per_game", ascending=False)
-    fig = Figure(figsize=(11 if not solo else 6.5, 6.5))
-    ax = fig.add_subplot(1, 1 if solo else 2, 1)
-    labels = list(order.index)
-    y = np.arange(len(labels))
-    ax.barh(y, order["per_game"].to_numpy(float), color="#8172b2")
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize="small")
-    ax.invert_yaxis()
-    ax.set_title("How often each room is furnished")
-    ax.set_xlabel("times furnished per game (count)")
-    ax.set_ylabel("room")
-    if not solo:
-        ax2 = fig.add_subplot(1, 2, 2)
-        interval_barh(ax2, labels, 100 * order["taker_score_rate"].to_numpy(float),
-                       100 * order["ci95_low"].to_numpy(float), 100 * order["ci95_high"].to_numpy(float), "#8172b2")
-        ax2.axvline(50, color="#c44e52", linestyle="--", linewidth=1)
-        ax2.set_xlim(0, 100)
-        ax2.set_title("Score rate of the players who furnished it")
-        ax2.set_xlabel("score rate of furnishers (%), Wilson 95% interval")
-    shown = _combine(table, "furnishers' mean final score (points) [95%]", "mean_score", "mean_low", "mean_high",
-                     "mean")
-    if not solo:
-        shown = _combine(shown, "furnishers' score rate [95% Wilson]", "taker_score_rate", "ci95_low", "ci95_high",
-                         "rate")
-    shown = shown.rename(columns={"times_furnished": "times furnished", "per_game": "per game",
-                                  "games_with": "share of games", "mean_round": "mean round furnished",
-                                  "takers": "furnishers (player-games)"})
-    formats = {"share of games": _pct, "per game": lambda x: _num(x, 2)}
-    caption = ("How often each room is furnished, in which round, and how the players who furnished it fared; "
-               "rooms never furnished show 0. This is correlational, not a room's value: strong positions build "
-               "more rooms, so furnishers win more whatever the room.")
-    return Section("Rooms", caption, [figure_html(fig, "rooms furnished and furnishers' results"),
-                                      table_html(shown, formats)])
-
-
-def cvc_solo_section(data: ReportData) -> Section:
-    """Solo scores against the rulebook's goal (50) and remarkable (60) marks."""
-    from ..core.cvc.rules import rules
-    goal, remarkable = rules().solo_goal, rules().solo_remarkable
-    table = balance.target_shares(data.games, goal, remarkable)
-    table = _combine(table, "share [95% Wilson]", "share", "ci95_low", "ci95_high", "rate")
-    scores = balance.seat_rows(data.games)["score"].to_numpy(dtype=float)
-    fig = Figure(figsize=(6.5, 3.8))
-    ax = fig.add_subplot(1, 1, 1)
-    ax.hist(scores, bins=_score_bins(np.append(scores, [goal, remarkable])), color="#4c72b0")
-    ax.axvline(goal - 0.5, color="#dd8452", linestyle="--", label=f"goal: {goal} points")
-    ax.axvline(remarkable + 0.5, color="#c44e52", linestyle="--", label=f"remarkable: more than {remarkable}")
-    ax.set_title("Solo final scores against the rulebook's marks")
-    ax.set_xlabel("final score (points)")
-    ax.set_ylabel("games (count)")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(fontsize="small")
-    caption = (f"Share of solo games reaching the rulebook's goal ({goal} points or more) and its remarkable mark "
-               f"(more than {remarkable}), with Wilson 95% intervals.")
-    return Section("Solo targets", caption, [figure_html(fig, "solo score histogram with the 50 and 60 marks"),
-                                             table_html(table, {"games": str, "hits": str})])
-
-
-def cvc_sections(data: ReportData) -> list[Section]:
-    """Cave vs Cave's own sections, from the decisions table."""
-    sections = [cvc_tiles_section(data), cvc_rooms_section(data)]
-    if data.seats == 1:
-        sections.append(cvc_solo_section(data))
-    return sections
-
-
-# A game listed here gets its own sections after the generic ones; others get the generic ones only.
-GAME_SECTIONS: dict[str, Callable[[ReportData], list[Section]]] = {"cvc": cvc_sections}
-
-
 def report_sections(data: ReportData) -> list[Section]:
     """Every section of the report for this folder, in reading order."""
     sections = [run_section(data), agents_section(data)]
     if data.seats > 1:
         sections.append(first_player_section(data))
     sections += [scores_section(data), length_section(data)]
-    game_sections = GAME_SECTIONS.get(data.manifest["game"])
+    game_sections = game_spec(data.manifest["game"]).analysis_hook("report_sections")
     if game_sections is not None:
         sections += game_sections(data)
     return sections

@@ -15,7 +15,7 @@ any tournament, round robin or gauntlet, and different pairings get unrelated ra
 
 Standings count a game as a win for the agent with the best return alone, a draw for agents sharing the best
 return, a loss otherwise; the score rate counts draws as half. Head-to-head tables and the ratings decompose
-each game into pairs of seats (see `ratings`). The first-seat advantage is the score rate, draws half, of the
+each game into encounters of seats (see `ratings`). The first-seat advantage is the score rate, draws half, of the
 seat that made the first decision in each game (chosen by the rules, e.g. a chance node in Cave vs Cave).
 """
 from __future__ import annotations
@@ -180,11 +180,11 @@ def standings_table(games: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
 
 def head_to_head(games: pd.DataFrame) -> pd.DataFrame:
     """One row per pair of agents that met: encounters, A's wins, draws, B's wins, A's score rate (Wilson 95%)."""
-    pairs = pairwise_outcomes(games)
-    swap = pairs["agent_a"] > pairs["agent_b"]
-    first = np.where(swap, pairs["agent_b"], pairs["agent_a"])
-    second = np.where(swap, pairs["agent_a"], pairs["agent_b"])
-    points = np.where(swap, 1.0 - pairs["points_a"], pairs["points_a"])
+    encounters = pairwise_outcomes(games)
+    swap = encounters["agent_a"] > encounters["agent_b"]
+    first = np.where(swap, encounters["agent_b"], encounters["agent_a"])
+    second = np.where(swap, encounters["agent_a"], encounters["agent_b"])
+    points = np.where(swap, 1.0 - encounters["points_a"], encounters["points_a"])
     oriented = pd.DataFrame({"agent_a": first, "agent_b": second, "points_a": points})
     rows = []
     for (a, b), group in oriented.groupby(["agent_a", "agent_b"], sort=True):

@@ -35,13 +35,6 @@ from .tensors import (has_information_state_tensor, has_observation_tensor, info
 GAME_PREFIX = "cavekit_"
 LIST_SEPARATOR = ";"
 USE_CAVEKIT_DEFAULT = -1
-PLAYER_COUNTS_PROBED = range(1, 11)
-
-# Games whose returns always sum to zero with two or more players (cvc: +1 win, -1 loss, 0 draw for two;
-# pairs: winners share (n - k) / (k (n - 1)) each, the others get -1 / (n - 1)).
-# A game may also declare it itself with a `zero_sum` attribute; anything else is declared general-sum,
-# which is true of every game.
-ZERO_SUM_GAMES = frozenset({"cvc", "pairs"})
 
 _PLAYER_ID = {CHANCE: int(pyspiel.PlayerId.CHANCE), TERMINAL: int(pyspiel.PlayerId.TERMINAL)}
 
@@ -56,12 +49,11 @@ def _hidden_information(game: Game) -> bool:
 
 
 def _utility(game: Game) -> pyspiel.GameType.Utility:
-    # One-player games are general-sum in OpenSpiel's own convention (2048, morpion_solitaire, ...).
+    # One-player games are general-sum in OpenSpiel's own convention (2048, morpion_solitaire, ...); a game
+    # whose spec does not declare its returns zero-sum is general-sum, which is true of every game.
     if game.num_players == 1:
         return pyspiel.GameType.Utility.GENERAL_SUM
-    declared = getattr(game, "zero_sum", None)
-    zero_sum = declared if declared is not None else game.name in ZERO_SUM_GAMES
-    return pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
+    return pyspiel.GameType.Utility.ZERO_SUM if game.spec.zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
 
 
 @dataclass(frozen=True)
@@ -131,11 +123,9 @@ def _defaults(name: str) -> tuple[Game, tuple[int, int], ParameterCodec]:
 
 
 def _player_range(name: str, default: Game) -> tuple[int, int]:
-    """The player counts `load_game(name, players=n)` accepts (just the default if there is no `players`)."""
-    if "players" not in default.parameters():
-        return default.num_players, default.num_players
-    accepted = [n for n in PLAYER_COUNTS_PROBED if _accepts(name, players=n)]
-    return min(accepted), max(accepted)
+    """The fewest and most players the game's spec allows."""
+    counts = default.spec.player_counts
+    return min(counts), max(counts)
 
 
 def _parameter_codec(name: str, default: Game, players: tuple[int, int]) -> ParameterCodec:

@@ -1,4 +1,5 @@
-"""PettingZoo adapter: every cavekit game as an AEC environment, `env(game="cvc", **params)`.
+"""PettingZoo adapter: every cavekit game as an AEC environment, `env(game="cvc", **params)` (default: the
+registry's default game).
 
 Agents are `player_0`, `player_1`, ...; each observation is a dict with `observation` (the float32 vector of
 `cavekit.core.tensors` from that agent's point of view) and `action_mask` (int8, 1 for each legal action of
@@ -19,7 +20,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .api import CHANCE, ConfigError, IllegalActionError, sample_chance_outcome
-from .registry import load_game
+from .registry import default_game_name, load_game
 from .tensors import observation_encoder
 
 DEFAULT_SEED = 0
@@ -31,13 +32,13 @@ class CavekitEnv(AECEnv):
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "cavekit_v0", "is_parallelizable": False}
 
-    def __init__(self, game: str = "cvc", render_mode: str | None = None, **params: Any):
+    def __init__(self, game: str | None = None, render_mode: str | None = None, **params: Any):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"unknown render_mode {render_mode!r}; allowed: None, {', '.join(RENDER_MODES)}")
-        self.game = load_game(game, **params)
+        self.game = load_game(game if game is not None else default_game_name(), **params)
         self.render_mode = render_mode
-        self.metadata = {**CavekitEnv.metadata, "name": f"cavekit_{game}_v0"}
+        self.metadata = {**CavekitEnv.metadata, "name": f"cavekit_{self.game.name}_v0"}
         self._encoder = observation_encoder(self.game)
         self.possible_agents = [f"player_{p}" for p in range(self.game.num_players)]
         self._index = {agent: p for p, agent in enumerate(self.possible_agents)}
@@ -126,11 +127,11 @@ class CavekitEnv(AECEnv):
         """Nothing to release."""
 
 
-def raw_env(game: str = "cvc", render_mode: str | None = None, **params: Any) -> CavekitEnv:
+def raw_env(game: str | None = None, render_mode: str | None = None, **params: Any) -> CavekitEnv:
     """The environment without PettingZoo's wrappers."""
     return CavekitEnv(game, render_mode=render_mode, **params)
 
 
-def env(game: str = "cvc", render_mode: str | None = None, **params: Any) -> AECEnv:
+def env(game: str | None = None, render_mode: str | None = None, **params: Any) -> AECEnv:
     """The AEC environment of `game` with its parameters, wrapped so misuse (step before reset) is caught."""
     return wrappers.OrderEnforcingWrapper(raw_env(game, render_mode=render_mode, **params))

@@ -1,12 +1,20 @@
-"""Agents that play any cavekit game through the common API, built from spec strings by `make_agent`."""
-from . import cvc_expectimax, cvc_mcts, cvc_turn_mcts, mcts  # noqa: F401  (register the compiled agents, "mcts")
+"""Agents that play any cavekit game through the common API, built from spec strings by `make_agent`.
+
+The generic agents (random, greedy, mcts, expectimax) are defined here; every registered game's own agents
+are registered by importing the modules its spec lists under `agents`.
+"""
+import importlib
+
+from ..core.registry import game_specs
+from . import mcts  # noqa: F401  (registers "mcts")
 from .agent import Agent, RandomAgent, agent_names, make_agent, register_agent
 from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
-from . import pairs_agents  # noqa: F401  (registers "pairs_heuristic" and the pairs evaluator)
-from . import cavum_agents  # noqa: F401  (registers "cavum_heuristic" and the cavum evaluator)
-from . import caverna_agents  # noqa: F401  (registers "caverna_heuristic" and the caverna evaluator)
 from .turn_search import TurnSearch
+
+for _spec in game_specs():
+    for _module in _spec.agents:
+        importlib.import_module(_module)
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "make_agent",
            "register_agent"]

@@ -50,7 +50,7 @@ end) and the best mean evaluation wins. Two players, `candidates=3,horizon=2` be
 rotated, seed 11; margin 26.8 +- 3.4 points; `results/caverna_strength/`) at about 30 s per game. Solo,
 `candidates=3,horizon=0` scores 63 in 24 CPU-s (the heuristic 43) and `candidates=20` 66 in 490 s: playing
 the heuristic's lines out fixes its short sight on rooms and mines, not its missing family growth (the
-rollouts never grow either). Scores at a stated budget: `python -m cavekit.analysis.caverna_scores`.
+rollouts never grow either). Scores at a stated budget: `python -m cavekit.analysis.caverna.scores`.
 """
 from __future__ import annotations
 
@@ -67,7 +67,6 @@ from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, 
 from ..core.caverna.rules import FARM_ANIMALS, harvest_event
 from ..core.caverna.scoring import score
 from .agent import choosable_actions, register_agent
-from .evaluation import register_evaluator
 
 CAVERNA_SCALE = 15.0        # points of lead that make tanh about 0.76 (a clear lead)
 
@@ -421,6 +420,5 @@ class CavernaRolloutAgent:
         return caverna_evaluate(sim)[player]
 
 
-register_evaluator("caverna", caverna_evaluate)
 register_agent("caverna_heuristic", CavernaHeuristicAgent, {"turn_lookahead": int, "max_turn_steps": int})
 register_agent("caverna_rollout", CavernaRolloutAgent, {"candidates": int, "rollouts": int, "horizon": int})

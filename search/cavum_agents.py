@@ -30,7 +30,6 @@ from ..core.api import ConfigError, Game, State
 from ..core.cavum.actions import action_table
 from ..core.cavum.rules import rules
 from .agent import choosable_actions, register_agent
-from .evaluation import register_evaluator
 
 CAVUM_SCALE = 15.0          # points of lead that make tanh about 0.76
 ORDER_SHARE = 0.8           # an order that can be fulfilled is not yet fulfilled
@@ -150,5 +149,4 @@ class CavumHeuristicAgent:
         return bids[raise_to] if raise_to in bids and raise_to <= worth else passes[0]
 
 
-register_evaluator("cavum", cavum_evaluate)
 register_agent("cavum_heuristic", CavumHeuristicAgent, {"vein_bonus": float, "order_value": float, "bidding": str})

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""`search/evaluation.py`'s Cave vs Cave heuristic in C, shared by the compiled searchers.
+"""`search/cvc_heuristic.py`'s Cave vs Cave heuristic in C, shared by the compiled searchers.
 
 `evaluate` gives the same numbers as `cvc_evaluate` (tests check it on random positions) without touching
 Python: expected final points from the position's features weighed by `CVC_WEIGHTS`, and in two-player
@@ -11,7 +11,7 @@ from cavekit.core.cvc.compiled cimport (NUM_FEATURES, CoreState, GameState, is_t
                                         returns, turns_left_share)
 
 from ..core.cvc.compiled import CompiledState
-from .evaluation import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS
+from .cvc_heuristic import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS
 
 cdef double WEIGHTS[NUM_FEATURES]
 cdef double DIFFERENCE_SCALE = CVC_DIFFERENCE_SCALE
@@ -31,7 +31,7 @@ set_weights(CVC_WEIGHTS)
 
 
 cdef double expected_points(const GameState* s, int player, double share) noexcept nogil:
-    """search.evaluation.cvc_expected_points in C."""
+    """search.cvc_heuristic.cvc_expected_points in C."""
     cdef double f[NUM_FEATURES]
     cdef double potential = 0.0
     cdef int i
@@ -42,7 +42,7 @@ cdef double expected_points(const GameState* s, int player, double share) noexce
 
 
 cdef void evaluate(const GameState* s, double* out) noexcept nogil:
-    """search.evaluation.cvc_evaluate in C."""
+    """search.cvc_heuristic.cvc_evaluate in C."""
     cdef double share, lead
     if is_terminal(s):
         returns(s, out)
@@ -57,7 +57,7 @@ cdef void evaluate(const GameState* s, double* out) noexcept nogil:
 
 
 def heuristic_values(state) -> list:
-    """The C heuristic evaluation of a CompiledState (equal to search.evaluation.cvc_evaluate)."""
+    """The C heuristic evaluation of a CompiledState (equal to search.cvc_heuristic.cvc_evaluate)."""
     cdef double out[2]
     if not isinstance(state, CompiledState):
         raise TypeError("heuristic_values evaluates compiled Cave vs Cave states")

@@ -33,7 +33,7 @@ from cavekit.search.cvc_segments cimport (SegmentEnumerator, heuristic_value, no
 
 from ..core.api import ConfigError
 from .agent import register_agent
-from .segment_agent import SegmentPlanAgent
+from .cvc_segment_agent import SegmentPlanAgent
 
 cdef enum:
     CHANCE = -1

@@ -5,9 +5,10 @@ Spec: `greedy` or `greedy:max_nodes=20000,chance_samples=6,compiled=1`.
   end the turn at once and are evaluated (see `TurnSearch`).
 - `chance_samples` (default 6; 0 = all): outcomes searched at a chance node inside the turn (rooms turned
   up by an excavation); more outcomes than this are sampled with the agent's generator.
-- `compiled` (default 1): on compiled Cave vs Cave states, run the same search in C
-  (`cvc_segments.TurnSearcher`, 50-100 times faster; its `max_nodes` counts the positions of one segment
-  enumeration); 0 keeps the Python `TurnSearch`. With every chance outcome searched and no budget cut the
+- `compiled` (default 1): on a compiled engine whose game registered a compiled turn search
+  (`register_compiled_turn_search`; Cave vs Cave's `cvc_segments.TurnSearcher` is 50-100 times faster, its
+  `max_nodes` counting the positions of one segment enumeration), run the same search in C; 0 keeps the
+  Python `TurnSearch`. With every chance outcome searched and no budget cut the
   two give the same values (tested).
 
 The Python turn search keeps its table for the rest of the turn, so only the first decision of a turn (and
@@ -16,7 +17,7 @@ one searches again at each step, which costs little since the rest of a turn is 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -25,6 +26,16 @@ from .agent import register_agent
 from .turn_search import TurnSearch
 
 TIE = 1e-12   # values this close to the best count as ties (broken with the agent's generator)
+
+# Compiled whole-turn searches by game name: factory(seed, max_states, chance_samples) -> an object with
+# `action_values(state)`, for states of that game's compiled engine.
+CompiledTurnSearch = Callable[[int, int, int], Any]
+_COMPILED_TURN_SEARCHES: dict[str, CompiledTurnSearch] = {}
+
+
+def register_compiled_turn_search(game_name: str, factory: CompiledTurnSearch) -> None:
+    """Let greedy play on `game_name`'s compiled engine search turns with `factory(seed, max_states, samples)`."""
+    _COMPILED_TURN_SEARCHES[game_name] = factory
 
 
 class GreedyAgent:
@@ -42,19 +53,18 @@ class GreedyAgent:
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self.search = TurnSearch(game, max_nodes=max_nodes, chance_samples=chance_samples, rng=self.rng)
-        self._compiled_settings = None
-        if compiled and game.name == "cvc" and game.engine == "compiled":
-            self._compiled_settings = dict(max_states=max_nodes or 1 << 24, chance_samples=chance_samples)
+        self._compiled_factory = _COMPILED_TURN_SEARCHES.get(game.name) if compiled and game.engine == "compiled" \
+            else None
+        self._compiled_settings = (max_nodes or 1 << 24, chance_samples)
         self.compiled_search = self._new_compiled_search()
         # The values of the last decision searched (its history, values, states visited), for `analyse`.
         self._analysed: tuple[list[int], dict[int, float], int] | None = None
         self.analysis_budget = "greedy, no search yet"
 
     def _new_compiled_search(self) -> Any:
-        if self._compiled_settings is None:
+        if self._compiled_factory is None:
             return None
-        from .cvc_segments import TurnSearcher
-        return TurnSearcher(seed=int(self.rng.integers(2**63)), **self._compiled_settings)
+        return self._compiled_factory(int(self.rng.integers(2**63)), *self._compiled_settings)
 
     def reset(self) -> None:
         self.rng = np.random.default_rng(self._seed)

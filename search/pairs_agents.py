@@ -22,7 +22,6 @@ import numpy as np
 from ..core.api import CHANCE, ConfigError, Game
 from ..core.pairs.rules import NUM_RANKS, capture_target
 from .agent import register_agent
-from .evaluation import register_evaluator
 
 # Spread of the final margin still to come, in points, per square root of a card still to be played:
 # a lead of this many points times sqrt(cards left) is worth about tanh(1/2) ~ 0.46 of a win.
@@ -60,7 +59,6 @@ def pairs_evaluate(state: Any) -> list[float]:
     return win_shares(points, scale)
 
 
-register_evaluator("pairs", pairs_evaluate)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -5,16 +5,14 @@ with chance nodes inside it when an excavated room is turned up. `TurnSearch` ex
 player to move can reach before their turn ends, averages over chance outcomes by probability, and
 evaluates the states where the turn is over with the game's heuristic evaluator (the mover's component).
 
-Three small per-game hooks keep this generic (Cave vs Cave's are defined here, so `core` stays unaware):
-- `turn_rule_for(game)`: `turn_is_over(before, action, after)`, true when applying `action` to `before`
-  (giving `after`) ended the turn. A game may define this method itself; otherwise every player action
-  is a whole turn (one-ply greedy).
-- `state_key_for(game)`: a cheap hashable key identifying a position (history excluded) for the
-  transposition tables. Cave vs Cave: a tuple of `to_dict()` values (about 4 us, against 14 us for
-  `json.dumps(to_dict(), sort_keys=True)` and 26 us for `serialize()`); otherwise `serialize()`.
-- `finisher_for(game)`: the action that ends the turn at once (Cave vs Cave: `end turn`), used when the
-  node budget runs out: the remaining state is finished that way and evaluated, a real (if modest) way to
-  complete the turn; games without one have the state evaluated as it is.
+Three small hooks, methods a game may define, keep this generic:
+- `game.turn_is_over(before, action, after)`: true when applying `action` to `before` (giving `after`)
+  ended the turn. Without it every player action is a whole turn (one-ply greedy).
+- `game.state_key(state)`: a cheap hashable key identifying a position (history excluded) for the
+  transposition tables; without it, `serialize()`.
+- `game.finish_turn_action(state)`: the action that ends the turn at once (Cave vs Cave: `end turn`), used
+  when the node budget runs out: the remaining state is finished that way and evaluated, a real (if modest)
+  way to complete the turn; games without one have the state evaluated as it is.
 """
 from __future__ import annotations
 
@@ -39,50 +37,8 @@ def single_action_turns(before: State, action: int, after: State) -> bool:
     return before.current_player() != CHANCE
 
 
-def _cvc_turn_rule(game: Game) -> TurnOver:
-    from ..core.cvc.actions import action_table
-    table = action_table()
-    end_turn = table.end_turn
-    cavern_sides = frozenset(table.cavern_side.values())
-
-    def turn_is_over(before: State, action: int, after: State) -> bool:
-        # Chance outcomes share ids with player actions, so rule them out first: in Cave vs Cave chance
-        # inside a turn (rooms turned up) never ends it.
-        if before.current_player() == CHANCE:
-            return False
-        if action == end_turn:
-            # `end turn` with a full cave may first ask for the Additional Cavern's side.
-            return not (after.current_player() == before.current_player()
-                        and after.legal_actions()[0] in cavern_sides)
-        if action in cavern_sides:
-            # The side chosen after `end turn` finishes the turn (the turn's tile is reset); the side
-            # chosen right after a furnish (award timing "immediately") does not. Rare, so to_dict is fine.
-            return after.to_dict()["tile"] < 0
-        return False
-
-    return turn_is_over
-
-
-def _cvc_key(state: State) -> Hashable:
-    d = state.to_dict()  # type: ignore[attr-defined]
-    players = d.pop("players")
-    d["revealed_tiles"] = tuple(d["revealed_tiles"])
-    return (*d.values(), *(tuple(p["spaces"]) + tuple(p["goods"]) + tuple(p["placed_round"])
-                           + (p["walls"], p["cavern_sides"]) for p in players))
-
-
 def _serialized_key(state: State) -> Hashable:
     return state.serialize()
-
-
-def _cvc_finisher(game: Game) -> Finisher:
-    from ..core.cvc.actions import action_table
-    end_turn = action_table().end_turn
-
-    def finish(state: State) -> int | None:
-        return end_turn if state.current_player() >= 0 and end_turn in state.legal_actions() else None
-
-    return finish
 
 
 def _no_finisher(state: State) -> int | None:
@@ -90,13 +46,9 @@ def _no_finisher(state: State) -> int | None:
 
 
 def turn_rule_for(game: Game) -> TurnOver:
-    """The game's `turn_is_over(before, action, after)`: its own method, Cave vs Cave's, or one action per turn."""
+    """The game's own `turn_is_over(before, action, after)`, or one action per turn."""
     own = getattr(game, "turn_is_over", None)
-    if own is not None:
-        return own
-    if game.name == "cvc":
-        return _cvc_turn_rule(game)
-    return single_action_turns
+    return own if own is not None else single_action_turns
 
 
 def has_multi_action_turns(game: Game) -> bool:
@@ -106,15 +58,14 @@ def has_multi_action_turns(game: Game) -> bool:
 
 def state_key_for(game: Game) -> StateKey:
     """A function giving a cheap hashable key of a position, for transposition tables."""
-    return _cvc_key if game.name == "cvc" else _serialized_key
+    own = getattr(game, "state_key", None)
+    return own if own is not None else _serialized_key
 
 
 def finisher_for(game: Game) -> Finisher:
     """A function giving the action that ends the current turn at once, or None (budget fallback)."""
     own = getattr(game, "finish_turn_action", None)
-    if own is not None:
-        return own
-    return _cvc_finisher(game) if game.name == "cvc" else _no_finisher
+    return own if own is not None else _no_finisher
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ def test_bench_command_line_accepts_caverna_player_counts(capsys):
 
 
 def test_score_report_on_a_tiny_run(tmp_path):
-    from cavekit.analysis.caverna_scores import score_report
+    from cavekit.analysis.caverna.scores import score_report
     summary = score_report("random", {1: 2, 2: 1, 4: 1}, seed=0, out=tmp_path)
     assert set(summary["results"]) == {"1", "2", "4"}
     solo = summary["results"]["1"]
@@ -182,7 +182,7 @@ def test_score_report_on_a_tiny_run(tmp_path):
 
 
 def test_score_report_command_line(tmp_path, capsys):
-    from cavekit.analysis.caverna_scores import main
+    from cavekit.analysis.caverna.scores import main
     notes = tmp_path / "notes.md"
     notes.write_text("Read me.\n")
     assert main(["--agent", "random", "--solo", "1", "--two", "1", "--four", "0", "--out", str(tmp_path / "r"),

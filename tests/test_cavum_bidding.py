@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cavekit.analysis import cavum_bidding as cb
+from cavekit.analysis.cavum import bidding as cb
 from cavekit.analysis.batch import run_match, wilson_interval
 from cavekit.analysis.results import load_results
 

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cavekit.analysis.balance import first_pick_outcomes, tile_pick_positions
-from cavekit.analysis.openings import format_tree, opening_lines, opening_tree, search_openings
+from cavekit.analysis.cvc.balance import first_pick_outcomes, tile_pick_positions
+from cavekit.analysis.cvc.openings import format_tree, opening_lines, opening_tree, search_openings
 from cavekit.analysis.results import ResultsError
-from cavekit.analysis.room_values import (access_effects, build_indicators, build_timing, room_ban_effects,
+from cavekit.analysis.cvc.room_values import (access_effects, build_indicators, build_timing, room_ban_effects,
                                           room_ids, room_names, room_regression, run_room_bans)
-from cavekit.analysis.sensitivity import spearman, stable_from
+from cavekit.analysis.cvc.sensitivity import spearman, stable_from
 from cavekit.core.api import ConfigError
 
 NAMES = room_names()
@@ -286,7 +286,7 @@ def test_openings_and_room_bans_commands(tmp_path, capsys):
 
 def test_budget_sensitivity_on_the_committed_ladder_sample():
     from pathlib import Path
-    from cavekit.analysis.sensitivity import budget_sensitivity
+    from cavekit.analysis.cvc.sensitivity import budget_sensitivity
     ladder = Path(__file__).parent.parent / "results" / "samples" / "cvc_ladder"
     folders = {name: ladder / name for name in ("greedy", "turn_mcts20", "turn_mcts50")}
     table = budget_sensitivity(folders)
@@ -302,7 +302,7 @@ def test_budget_sensitivity_on_the_committed_ladder_sample():
 
 def test_ladder_rungs_are_named_from_agent_specs_and_the_main_set_joins_as_its_rung():
     from pathlib import Path
-    from cavekit.analysis.sensitivity import ladder_folders, rung_name
+    from cavekit.analysis.cvc.sensitivity import ladder_folders, rung_name
     assert rung_name("cvc_turn_mcts:iterations=50") == "turn_mcts50"
     assert rung_name("cvc_expectimax:depth=1,width=32") == "expectimax1"
     assert rung_name("greedy") == "greedy"

@@ -9,7 +9,7 @@ from cavekit.core.api import CHANCE, sample_chance_outcome
 from cavekit.core.cvc.compiled import CompiledState
 from cavekit.search import make_agent
 from cavekit.search.cvc_evaluation import heuristic_values
-from cavekit.search.evaluation import cvc_evaluate
+from cavekit.search.cvc_heuristic import cvc_evaluate
 from cavekit.search.mcts import MCTSAgent
 
 from agent_play import play_with_agents

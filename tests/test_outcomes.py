@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from cavekit.analysis.batch import play_chunk, play_game, run_match
-from cavekit.analysis.outcomes import (GAME_OUTCOME_FIELDS, outcome_columns, pairs_rank_points,
-                                       pairs_round_captures)
+from cavekit.analysis.outcomes import fields_for, outcome_columns
+from cavekit.analysis.pairs.outcomes import pairs_rank_points, pairs_round_captures
 from cavekit.analysis.results import ResultsError, games_schema, load_games, load_results, read_manifest
 from cavekit.core import CHANCE, load_game
 from cavekit.core.api import sample_chance_outcome
@@ -100,7 +100,7 @@ def test_pairs_games_rows_and_folders_carry_rank_points(tmp_path):
 
 
 def test_a_game_without_an_entry_gets_no_extra_columns(tmp_path):
-    assert "cvc" not in GAME_OUTCOME_FIELDS and outcome_columns("cvc", 2) == ()
+    assert fields_for("cvc") is None and outcome_columns("cvc", 2) == ()
     assert games_schema(2, "cvc") == games_schema(2)
     row = play_game(load_game("cvc"), ["random", "random"], np.random.SeedSequence(3))
     assert set(row) == set(games_schema(2).names) - {"game"}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cavekit.analysis import pairs_analysis as pa_
+from cavekit.analysis.pairs import study as pa_
 from cavekit.analysis.batch import run_match, wilson_interval
 from cavekit.core.api import ConfigError, shared_win_returns
 from cavekit.core.pairs.rules import NUM_RANKS

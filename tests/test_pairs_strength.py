@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from cavekit.analysis.pairs_strength import cheating_spec, main, playout_speed
+from cavekit.analysis.pairs.strength import cheating_spec, main, playout_speed
 
 
 def test_cheating_spec_adds_perfect_information():

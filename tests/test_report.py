@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from cavekit.analysis import balance
+from cavekit.analysis.cvc import balance as cvc_balance
 from cavekit.analysis.batch import run_match, wilson_interval
 from cavekit.analysis.cli import main
 from cavekit.analysis.report import build_report, reproduce_commands
@@ -101,7 +102,7 @@ def test_tile_whose_takers_always_win_has_rate_one_with_wilson_interval():
     # "Win" is taken only by each game's winner (twice by one of them), "Lose" only by losers, game 3 drawn.
     decisions = takes([(0, 0, 1, "Win"), (0, 0, 3, "Win"), (0, 1, 1, "Lose"), (1, 0, 2, "Win"), (1, 1, 2, "Lose"),
                        (2, 0, 5, "Win"), (2, 1, 4, "Lose"), (3, 0, 1, "Draw")])
-    table = balance.tile_table(decisions, GAMES, ["Win", "Lose", "Draw", "Never"])
+    table = cvc_balance.tile_table(decisions, GAMES, ["Win", "Lose", "Draw", "Never"])
     assert list(table.index) == ["Win", "Lose", "Draw", "Never"]
     win = table.loc["Win"]
     assert (win["times_taken"], win["takers"], win["games_with"]) == (4, 3, 0.75)
@@ -113,25 +114,25 @@ def test_tile_whose_takers_always_win_has_rate_one_with_wilson_interval():
     assert table.loc["Draw", "taker_score_rate"] == 0.5
     never = table.loc["Never"]
     assert never["times_taken"] == 0 and never["takers"] == 0 and math.isnan(never["taker_score_rate"])
-    assert "Never" not in balance.tile_table(decisions, GAMES).index     # without a list: only tiles taken
+    assert "Never" not in cvc_balance.tile_table(decisions, GAMES).index     # without a list: only tiles taken
 
 
 def test_room_table_documents_rooms_never_built():
     decisions = takes([(0, 0, 2, "Parlor"), (2, 1, 6, "Parlor"), (1, 1, 7, "Shelf")], kind="tile_option",
                       column="room")
-    listed = balance.room_table(decisions, GAMES, ["Parlor", "Shelf", "Dungeon"])
+    listed = cvc_balance.room_table(decisions, GAMES, ["Parlor", "Shelf", "Dungeon"])
     assert listed.index.name == "room"
     parlor = listed.loc["Parlor"]          # game 0 seat 0 (A, won), game 2 seat 1 (B, lost)
     assert (parlor["times_furnished"], parlor["mean_round"], parlor["taker_score_rate"]) == (2, 4.0, 0.5)
     assert listed.loc["Shelf", "taker_score_rate"] == 0.0       # game 1 seat 1 lost
     assert listed.loc["Dungeon", "times_furnished"] == 0 and math.isnan(listed.loc["Dungeon", "taker_score_rate"])
-    assert list(balance.room_table(decisions, GAMES).index) == ["Parlor", "Shelf"]
+    assert list(cvc_balance.room_table(decisions, GAMES).index) == ["Parlor", "Shelf"]
 
 
 def test_first_pick_share_counts_the_first_take_of_each_round():
     decisions = takes([(0, 0, 1, "X"), (0, 1, 1, "Y"), (0, 0, 2, "Y"), (1, 1, 1, "X"), (1, 0, 2, "X"),
                        (2, 0, 1, "Y"), (2, 1, 2, "X")])
-    shares = balance.first_pick_share(decisions, ["X", "Y", "Z"])
+    shares = cvc_balance.first_pick_share(decisions, ["X", "Y", "Z"])
     assert shares.loc["X", 1] == pytest.approx(2 / 3) and shares.loc["Y", 1] == pytest.approx(1 / 3)
     assert shares.loc["X", 2] == pytest.approx(2 / 3) and shares.loc["Z"].sum() == 0
     assert shares.sum(axis=0).tolist() == pytest.approx([1.0, 1.0])
@@ -144,7 +145,7 @@ def test_solo_tables_drop_outcomes_and_count_targets():
     assert marks["hits"].tolist() == [4, 2]                      # >= 50: 50,60,61,70; > 60: 61,70
     assert (marks.iloc[0]["ci95_low"], marks.iloc[0]["ci95_high"]) == pytest.approx(wilson_interval(4, 5))
     decisions = takes([(0, 0, 1, "X"), (4, 0, 1, "X")])
-    table = balance.tile_table(decisions, games, ["X"])
+    table = cvc_balance.tile_table(decisions, games, ["X"])
     assert "taker_score_rate" not in table.columns and table.loc["X", "mean_score"] == pytest.approx(59.5)
 
 

@@ -12,6 +12,7 @@ from cavekit.analysis.tournament import (first_seat_advantage, head_to_head, pai
                                          standings_table)
 from cavekit.core import registry
 from cavekit.core.api import CHANCE, TERMINAL, ConfigError
+from cavekit.core.spec import GameSpec
 
 WEAK = "cvc_mcts:iterations=10,rollout=none"
 STRONGER = "cvc_mcts:iterations=30,rollout=none"
@@ -205,8 +206,10 @@ class CoinGame:
 
 @pytest.fixture
 def coin_game(monkeypatch):
-    monkeypatch.setitem(registry._GAMES, "test-coins", CoinGame)
-    return "test-coins"
+    spec = GameSpec(name="test-coins", title="coins", player_counts=(2, 3, 4), default_players=3, engines=("python",),
+                    parameters=(), zero_sum=False, information="perfect", game_class=CoinGame)
+    monkeypatch.setitem(registry._SPECS, spec.name, spec)
+    return spec.name
 
 
 def test_three_player_round_robin_plays_every_combination(coin_game):

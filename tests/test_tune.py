@@ -1,8 +1,8 @@
 """The weight tuner scores candidates on the same seeded games and leaves the evaluation as it found it."""
-from cavekit.analysis.tune import hill_climb, solo_mean_score
+from cavekit.analysis.cvc.tune import hill_climb, solo_mean_score
 from cavekit.core import load_game
 from cavekit.search.cvc_evaluation import heuristic_values
-from cavekit.search.evaluation import CVC_WEIGHTS
+from cavekit.search.cvc_heuristic import CVC_WEIGHTS
 
 
 def test_solo_score_is_reproducible_and_restores_the_weights():

@@ -19,12 +19,13 @@ from ..notation import parse_action, table_text
 from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
 from .rules import Config, make_config, rounds_played, rules
+from .spec import SPEC
 from .scoring import winners
 
 RECORD_FORMAT = "cavekit-caverna"
 RECORD_VERSION = 1
-ENGINES = ("reference",)
-PLAYER_COUNTS = (1, 2, 3, 4, 5, 6, 7)
+ENGINES = SPEC.engines
+PLAYER_COUNTS = SPEC.player_counts
 
 # Upper bound on the actions of one dwarf's turn: place, order, imitate, about 12 sub-actions (4 sown fields,
 # 3 trades, 10 market buys, 4 loot items and their follow-ups), and conversions/releases (bounded by goods).
@@ -276,8 +277,8 @@ def render_state(state: Any) -> str:
 class Caverna:
     """Caverna: The Cave Farmers with fixed parameters: `players` (1-7), engine, and rule options."""
 
-    name = "caverna"
-    zero_sum = True
+    spec = SPEC
+    name = SPEC.name
     max_chance_outcomes = max(len(rules().round_cards), max(PLAYER_COUNTS))
 
     def __init__(self, players: int = 2, engine: str = "reference", **params: Any):

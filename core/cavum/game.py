@@ -28,10 +28,11 @@ from ..notation import parse_action, table_text
 from ..records import RecordedState, read_record
 from .actions import action_table, normalize_text
 from .rules import MAX_BID, Config, make_config, rules
+from .spec import SPEC
 
 RECORD_FORMAT = "cavekit-cavum"
 RECORD_VERSION = 1
-ENGINES = ("compiled", "reference")
+ENGINES = SPEC.engines
 RESAMPLE_TRIES = 500
 
 
@@ -268,8 +269,8 @@ class StateMixin(RecordedState):
 class Cavum:
     """Cavum with fixed parameters: `players` (2-4), engine, and the rule options of `rules.py`."""
 
-    name = "cavum"
-    zero_sum = True            # returns always sum to 0 (see the module docstring)
+    spec = SPEC
+    name = SPEC.name
 
     def __init__(self, players: int = 2, engine: str = "compiled", **params: Any):
         if engine not in ENGINES:

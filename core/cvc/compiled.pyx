@@ -1559,7 +1559,7 @@ def core_timings(list states, int repeats):
 
 
 # ------------------------------------------------------------------------------------------------
-# Features for heuristic evaluation (the inputs of search.evaluation.cvc_expected_points)
+# Features for heuristic evaluation (the inputs of search.cvc_heuristic.cvc_expected_points)
 
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil:
     cdef const Board* b = &s.players[player]
@@ -1596,7 +1596,7 @@ cdef void player_features(const GameState* s, int player, double* out) noexcept 
 
 
 cdef double turns_left_share(const GameState* s) noexcept nogil:
-    """Share of a player's turns still to come (search.evaluation.cvc_turns_left_share)."""
+    """Share of a player's turns still to come (search.cvc_heuristic.cvc_turns_left_share)."""
     cdef int total = 0, done = 0, r, rounds = num_rounds(s)
     cdef double elapsed
     for r in range(rounds):

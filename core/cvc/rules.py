@@ -96,7 +96,7 @@ class Config:
 
     Analysis variants (not rules of the game; default: off): `banned_rooms_p0` and `banned_rooms_p1` name
     rooms (by id) that seat 0 or seat 1 may never furnish. Playing the same seeds with and without a ban
-    measures what access to a room is worth to a player (`cavekit.analysis.room_values`). A list or one
+    measures what access to a room is worth to a player (`cavekit.analysis.cvc.room_values`). A list or one
     comma-separated string is accepted.
     """
 

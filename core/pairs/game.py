@@ -20,10 +20,11 @@ from ..api import (CHANCE, TERMINAL, ConfigError, IllegalActionError,
                    mask_of, resolve_chance_from_seed, shared_win_returns)
 from ..records import RecordedState, read_record
 from .rules import NUM_RANKS, Config, make_config, round_points, rules
+from .spec import SPEC
 
 RECORD_FORMAT = "cavekit-pairs"
 RECORD_VERSION = 1
-ENGINES = ("compiled", "reference")
+ENGINES = SPEC.engines
 
 # What a node of the game is, recorded for every history entry (`history_kinds()`), so views of the
 # history for one player know which entries that player saw: kind * KIND_STRIDE + the player concerned
@@ -388,7 +389,8 @@ def render_state(state: Any) -> str:
 class ThePairsCave:
     """The Cave (Pairs deck) with fixed parameters: `players` (2-6), engine, and the rule options of `rules.py`."""
 
-    name = "pairs"
+    spec = SPEC
+    name = SPEC.name
     num_distinct_actions = NUM_RANKS
     max_chance_outcomes = NUM_RANKS      # ranks; the first-dealer choice has at most 6 seats
 

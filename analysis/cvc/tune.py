@@ -1,7 +1,7 @@
 """Tune the Cave vs Cave evaluation weights by hill climbing on the compiled MCTS's solo score.
 
 Every candidate plays the same seeded solo games (common random numbers), so differences come from the
-weights, not the deal. Run: `python -m cavekit.analysis.tune --rounds 3 --games 16 --iterations 3000`;
+weights, not the deal. Run: `python -m cavekit.analysis.cvc.tune --rounds 3 --games 16 --iterations 3000`;
 it prints the best weights, to be copied into `search/evaluation.py` with the command line that found them.
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ import json
 
 import numpy as np
 
-from ..core.api import CHANCE, sample_chance_outcome
-from ..core.registry import load_game
-from ..search import cvc_evaluation, cvc_mcts
-from ..search.evaluation import CVC_WEIGHTS
+from ...core.api import CHANCE, sample_chance_outcome
+from ...core.registry import load_game
+from ...search import cvc_evaluation, cvc_mcts
+from ...search.cvc_heuristic import CVC_WEIGHTS
 
 
 def solo_mean_score(weights: dict[str, float], games: int, iterations: int, seed: int) -> float:

@@ -1,6 +1,6 @@
 """Caverna (The Cave Farmers) score report: how many points an agent makes, solo and in self-play.
 
-    python -m cavekit.analysis.caverna_scores --agent caverna_heuristic --solo 20 --two 10 --four 6 \\
+    python -m cavekit.analysis.caverna.scores --agent caverna_heuristic --solo 20 --two 10 --four 6 \\
         --seed 0 --jobs 2 --chunk-size 10 --out results/caverna_scores
 
 Plays solo games, then 2- and 4-player self-play (every seat the same agent spec) with the batch runner
@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .batch import run_match, wilson_interval
+from ..batch import run_match, wilson_interval
 
 GOOD, TARGET = 80, 100
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -154,7 +154,7 @@ def format_report(summary: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.caverna_scores",
+    parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.caverna.scores",
                                      description="Caverna score report: solo, 2- and 4-player self-play of one agent.")
     parser.add_argument("--agent", default="caverna_heuristic", help="agent spec (default caverna_heuristic)")
     parser.add_argument("--solo", type=int, default=20, help="solo games (default 20)")
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--notes-file", help="a markdown file whose text is appended to report.md as its reading")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    command = "python -m cavekit.analysis.caverna_scores " + " ".join(
+    command = "python -m cavekit.analysis.caverna.scores " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     summary = score_report(args.agent, {1: args.solo, 2: args.two, 4: args.four}, args.seed, args.out, args.jobs,
                            args.chunk_size, progress=not args.quiet, command=command,

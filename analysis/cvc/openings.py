@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core import load_game
-from ..core.api import CHANCE, sample_chance_outcome
-from ..search import make_agent
-from .balance import _outcome_columns, seat_rows
+from ...core import load_game
+from ...core.api import CHANCE, sample_chance_outcome
+from ...search import make_agent
+from ..balance import outcome_columns, seat_rows
 
 SEPARATOR = " > "
 
@@ -44,7 +44,7 @@ def opening_lines(decisions: pd.DataFrame, games: pd.DataFrame, depth: int = 4, 
     total = len(table)
     out = []
     for moves, group in table.groupby("moves", sort=False):
-        outcome = _outcome_columns(group["points"])
+        outcome = outcome_columns(group["points"])
         out.append({"line": SEPARATOR.join(moves), "games": len(group), "share": len(group) / total,
                     "first_player_score_rate": outcome["score_rate"], "ci95_low": outcome["ci95_low"],
                     "ci95_high": outcome["ci95_high"]})
@@ -70,7 +70,7 @@ def opening_tree(decisions: pd.DataFrame, games: pd.DataFrame, depth: int = 4, m
         for move, child in sorted(children, key=lambda item: (-len(item[1]), item[0])):
             if len(child) < min_games:
                 continue
-            outcome = _outcome_columns(child["points"])
+            outcome = outcome_columns(child["points"])
             rows.append({"depth": level + 1, "move": move, "line": SEPARATOR.join(prefix + (move,)),
                          "games": len(child), "share_of_parent": len(child) / len(group),
                          "first_player_score_rate": outcome["score_rate"], "ci95_low": outcome["ci95_low"],

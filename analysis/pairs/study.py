@@ -29,10 +29,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.api import ConfigError
-from ..core.pairs.rules import NUM_RANKS
-from .batch import wilson_interval
-from .results import load_games, read_manifest
+from ...core.api import ConfigError
+from ...core.pairs.rules import NUM_RANKS
+from ..batch import wilson_interval
+from ..results import load_games, read_manifest
 
 Z95 = 1.959963984540054
 LEVEL = 0.95

@@ -30,11 +30,11 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..core.api import ConfigError
-from ..core.cvc.rules import NUM_ROOMS, rules
-from .balance import Z95, mean_interval, seat_rows
-from .batch import run_match
-from .results import ResultsError, load_games, load_results
+from ...core.api import ConfigError
+from ...core.cvc.rules import NUM_ROOMS, rules
+from ..balance import Z95, mean_interval, seat_rows
+from ..batch import run_match
+from ..results import ResultsError, load_games, load_results
 
 EXPERIMENT_FILE = "room_bans.json"
 BASELINE = "baseline"

@@ -16,30 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ..core.api import CHANCE, sample_chance_outcome
-from ..core.registry import load_game
-from .batch import run_match, wilson_interval
+from ...core.api import CHANCE, sample_chance_outcome
+from ...core.registry import load_game
+from ..batch import agent_record, run_match
 
 
 # What each part of the report must show (score rates are lower bounds, the solo mean is an aim).
 GOALS = {"mcts_vs_random": 0.95, "mcts_vs_greedy": 0.75, "expectimax_vs_greedy": 0.5, "solo_mean": 60.0,
          "speed_ratio": 20.0}
-
-
-def head_to_head(results: pd.DataFrame, spec: str) -> dict[str, Any]:
-    """Wins, draws, losses and the score rate (draws count half) of `spec` against the other seat."""
-    mine = np.where(results["agent_0"] == spec, results["return_0"], results["return_1"])
-    my_score = np.where(results["agent_0"] == spec, results["score_0"], results["score_1"])
-    their_score = np.where(results["agent_0"] == spec, results["score_1"], results["score_0"])
-    wins, draws = int((mine > 0).sum()), int((mine == 0).sum())
-    games = len(results)
-    low, high = wilson_interval(wins + draws / 2, games)
-    return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
-            "score_rate": (wins + draws / 2) / games, "ci95_low": low, "ci95_high": high,
-            "mean_points": float(my_score.mean()), "opponent_mean_points": float(their_score.mean()),
-            "seconds_per_game": float(results["seconds"].mean())}
 
 
 def sample_positions(count: int, seed: int) -> list[Any]:
@@ -62,8 +47,8 @@ def sample_positions(count: int, seed: int) -> list[Any]:
 
 def mcts_speed(positions: list[Any], rollout: str, generic_iterations: int, compiled_iterations: int) -> dict[str, float]:
     """Simulations per second of the generic and the compiled MCTS from the same positions, and their ratio."""
-    from ..search.cvc_mcts import CompiledMCTS
-    from ..search.mcts import MCTSAgent
+    from ...search.cvc_mcts import CompiledMCTS
+    from ...search.mcts import MCTSAgent
     game = load_game("cvc")
     generic_runs = generic_seconds = compiled_runs = compiled_seconds = 0.0
     for i, state in enumerate(positions):
@@ -89,7 +74,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         started = time.perf_counter()
         results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs)
         results.to_parquet(out / f"{name}.parquet", index=False)
-        summary["matches"][name] = {"agent": first, "opponent": second, **head_to_head(results, first),
+        summary["matches"][name] = {"agent": first, "opponent": second, **agent_record(results, first),
                                     "wall_seconds": time.perf_counter() - started}
     solo = run_match("cvc", [mcts], solo_games, seed, progress=progress, jobs=jobs, players=1)
     solo.to_parquet(out / "solo.parquet", index=False)

@@ -48,9 +48,9 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .balance import seats_of
-from .batch import wilson_interval
-from .results import load_results
+from ..balance import seats_of
+from ..batch import wilson_interval
+from ..results import load_results
 
 CLUSTER = ["run", "game"]                        # a game is identified by its results folder and index
 DEFAULT_BID_BINS = (0, 1, 5, 10, 20, 30, 61)     # winning-bid bins [a, b) for the empirical bid curve

@@ -1,6 +1,6 @@
 """The Cave (Pairs deck) agent strength report, produced by one command:
 
-    python -m cavekit.analysis.pairs_strength --games 200 --jobs 2 --seed 0 --out results/pairs_strength
+    python -m cavekit.analysis.pairs.strength --games 200 --jobs 2 --seed 0 --out results/pairs_strength
 
 Two-player matches with the seats rotated every game (`analysis.batch.run_match`): IS-MCTS against the
 heuristic and against random, the heuristic against random, determinized expectimax against the heuristic,
@@ -23,10 +23,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..core.api import CHANCE, CavekitError, sample_chance_outcome
-from ..core.registry import load_game
-from .batch import run_match
-from .strength import head_to_head
+from ...core.api import CHANCE, CavekitError, sample_chance_outcome
+from ...core.registry import load_game
+from ..batch import agent_record, run_match
 
 DEFAULT_MCTS = "mcts:iterations=1000,c=0.7"
 DEFAULT_HEURISTIC = "pairs_heuristic"
@@ -44,7 +43,7 @@ def playout_speed(players: int = 2, seconds: float = 2.0, seed: int = 0) -> dict
     Both engines play the same kind of loop (chance outcomes by probability, uniformly random plays) for
     about `seconds` each, in this process, so the ratio is fair even when the machine is loaded.
     """
-    from ..core.pairs import compiled
+    from ...core.pairs import compiled
     rates: dict[str, Any] = {"players": players}
     for engine in ("reference", "compiled"):
         game = load_game("pairs", players=players, engine=engine)
@@ -101,7 +100,7 @@ def pairs_strength_report(out: Path, games: int = 200, jobs: int = 2, seed: int 
     for name, first, second in matches:
         started = time.perf_counter()
         results = run_match("pairs", [first, second], games, seed, progress=progress, jobs=jobs, out=out / name)
-        stats = head_to_head(results, first)
+        stats = agent_record(results, first)
         mine = np.where(results["agent_0"] == first, 0, 1)
         decisions = results["decisions"].to_numpy() / 2.0
         summary["matches"][name] = {"agent": first, "opponent": second, **stats,
@@ -151,7 +150,7 @@ def format_report(summary: dict[str, Any]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.pairs_strength",
+    parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.pairs.strength",
                                      description="Strength report of the agents of The Cave (Pairs deck).")
     parser.add_argument("--games", type=int, default=200, help="matches per pairing (default 200)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -169,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the report from the command line; print it."""
     args = build_parser().parse_args(argv)
-    command = "python -m cavekit.analysis.pairs_strength " + " ".join(
+    command = "python -m cavekit.analysis.pairs.strength " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     try:
         pairs_strength_report(Path(args.out), games=args.games, jobs=args.jobs, seed=args.seed, mcts=args.mcts,

@@ -1,0 +1,1 @@
+"""Caverna's analyses (`scores`: scores per player count at a stated search budget)."""

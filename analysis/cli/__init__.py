@@ -1,0 +1,42 @@
+"""The `cavekit` command line: one module per subcommand, plus each game's own studies.
+
+The generic subcommands (`match`, `tournament`, `bench`, `play`, `report`) live here; a game adds its own
+(for example its strength report) through the `add_commands(subparsers)` hook of its spec's analysis module.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ...core.api import CavekitError
+from ...core.registry import game_specs
+from . import bench, match, play, report, tournament
+
+GENERIC_COMMANDS = (match, bench, tournament, play, report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand: the generic ones, then each game's studies."""
+    parser = argparse.ArgumentParser(prog="cavekit", description="AI play and strategy analysis for cave games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in GENERIC_COMMANDS:
+        command.add_parser(sub)
+    for spec in game_specs():
+        add_commands = spec.analysis_hook("add_commands")
+        if add_commands is not None:
+            add_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `cavekit` with `argv` (default: the process's arguments); the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CavekitError as e:
+        print(f"cavekit: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""`cavekit report`: the HTML balance report of a results folder."""
+from __future__ import annotations
+
+import argparse
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the HTML balance report of a results folder and say where it went."""
+    from ..report import write_report
+    path = write_report(args.folder, args.out)
+    print(f"report written to {path}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """The `report` subcommand."""
+    report = sub.add_parser(
+        "report", help="write an HTML balance report of a results folder",
+        description="Read a results folder written by `cavekit match --out DIR` and write one self-contained HTML\n"
+                    "file (figures embedded, no network or scripts needed): the run and how to reproduce it,\n"
+                    "results per agent, first-player advantage, score distributions and game length, with 95%\n"
+                    "intervals; for Cave vs Cave also action tiles, rooms and (solo) the 50/60-point marks.\n"
+                    "A partial run is reported over its finished games.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  cavekit match cvc --agents random greedy --games 200 --seed 7 --out results/run1\n"
+               "  cavekit report results/run1                  (writes results/run1/report.html)\n"
+               "  cavekit report results/run1 --out run1.html")
+    report.add_argument("folder", metavar="DIR", help="results folder (holds manifest.json)")
+    report.add_argument("--out", metavar="FILE.html", help="where to write the report (default: DIR/report.html)")
+    report.set_defaults(run=run)

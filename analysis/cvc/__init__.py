@@ -1,0 +1,27 @@
+"""Cave vs Cave's analyses and its analysis hooks (see `cavekit.core.spec`).
+
+Studies: `strength` (the agents' strength report), `room_values` (room regressions and the paired room-ban
+experiment), `openings` (opening trees), `sensitivity` (how conclusions move with the search budget), `tune`
+(evaluation weights); `balance` holds the action-tile and room tables, `report` the report sections.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .decisions import DECISION_FIELDS
+
+
+def report_sections(data: Any) -> list[Any]:
+    """The report's Cave vs Cave sections: action tiles, rooms and (solo) the 50/60-point marks."""
+    from .report import report_sections as sections
+    return sections(data)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """The `strength`, `room-bans` and `openings` subcommands."""
+    from .commands import add_commands as add
+    add(sub)
+
+
+__all__ = ["DECISION_FIELDS", "add_commands", "report_sections"]

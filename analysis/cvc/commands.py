@@ -1,0 +1,109 @@
+"""Cave vs Cave's own studies as `cavekit` subcommands: `strength cvc`, `room-bans` and `openings`."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from ...core.cvc.spec import SPEC
+
+
+def run_strength(args: argparse.Namespace) -> int:
+    """Write the strength report and print it."""
+    from .strength import command_line, strength_report
+    summary = strength_report(Path(args.out), games=args.games, solo_games=args.solo_games, jobs=args.jobs,
+                              seed=args.seed, mcts=args.mcts, greedy=args.greedy, expectimax=args.expectimax,
+                              command=command_line(), progress=not args.quiet)
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    return 0 if summary else 1
+
+
+def run_room_bans(args: argparse.Namespace) -> int:
+    """Play the paired room-ban experiment and print the value of access to each room."""
+    from .room_values import room_ban_effects, run_room_bans
+    run_room_bans(args.agent, args.games, args.seed, args.out, rooms=args.rooms, jobs=args.jobs,
+                  progress=not args.quiet, chunk_size=args.chunk_size)
+    table = room_ban_effects(args.out)
+    with pd.option_context("display.width", 160, "display.precision", 3):
+        print(table[["name", "pairs", "access_points", "ci95_low", "ci95_high", "access_score", "score_low",
+                     "score_high", "build_rate", "per_build_points"]].to_string())
+    return 0
+
+
+def run_openings(args: argparse.Namespace) -> int:
+    """Print the opening tree of a self-play results folder, or of a deep search of the first turns."""
+    from .openings import format_tree, opening_tree, search_openings
+    from ..results import load_results
+    if args.results:
+        games, decisions = load_results(args.results)
+        tree = opening_tree(decisions, games, depth=args.depth, min_games=args.min_games)
+        print(f"openings of {len(games)} games in {args.results} (A moves first; first {args.depth} tiles taken)")
+        print(format_tree(tree, stats=("games",)))
+    else:
+        tree = search_openings(args.agent, depth=args.depth, branching=args.branching, seed=args.seed)
+        print(f"deep search with {args.agent}: the {args.branching} most visited turns per node, {args.depth} turns "
+              "deep (value: the searcher's mean return for the player to move)")
+        print(format_tree(tree, label="segment", stats=("visits", "value")))
+    if args.out:
+        tree.to_csv(args.out, index=False)
+        print(f"tree written to {args.out}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Add the `strength`, `room-bans` and `openings` subcommands."""
+    strength = sub.add_parser(
+        "strength", help="agent strength report: head-to-head matches, solo scores, MCTS speed",
+        description="Play MCTS vs random, MCTS vs greedy and expectimax vs greedy (seats swapped), solo games, "
+                    "and time compiled against generic MCTS; write report.md, summary.json and Parquet tables.",
+        epilog="example: cavekit strength cvc --games 200 --solo-games 100 --jobs 2 --out results/strength")
+    strength.add_argument("game", choices=[SPEC.name], help="game name")
+    strength.add_argument("--games", type=int, default=200, help="games per head-to-head match (default 200)")
+    strength.add_argument("--solo-games", type=int, default=100, help="solo games (default 100)")
+    strength.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    strength.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    strength.add_argument("--mcts", default="cvc_turn_mcts:iterations=500", help="the MCTS agent spec")
+    strength.add_argument("--greedy", default="greedy", help="the greedy agent spec")
+    strength.add_argument("--expectimax", default="cvc_expectimax:depth=2", help="the expectimax agent spec")
+    strength.add_argument("--out", default="results/strength", help="output folder (default results/strength)")
+    strength.add_argument("--quiet", action="store_true", help="no progress bars")
+    strength.set_defaults(run=run_strength)
+
+    bans = sub.add_parser(
+        "room-bans", help="Cave vs Cave: the causal value of each room (paired games with one seat barred from it)",
+        description="Play --games games of the agent against itself as the real game, and again for every room\n"
+                    "and seat with that seat barred from furnishing the room (same seeds, so game i of every run\n"
+                    "is paired with game i of the baseline). Prints per room the change in the barred seat's\n"
+                    "score rate and final score with paired 95% intervals. Resumes when run again.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example: cavekit room-bans --agent cvc_expectimax:depth=1 --games 200 --seed 2026 --jobs 2 "
+               "--out results/full/room_bans")
+    bans.add_argument("--agent", default="cvc_expectimax:depth=1", help="agent spec for both seats")
+    bans.add_argument("--games", type=int, default=200, help="games per run, each run has 2 seats (default 200)")
+    bans.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    bans.add_argument("--rooms", nargs="+", metavar="ROOM", help="room ids (default: all 24)")
+    bans.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    bans.add_argument("--chunk-size", type=int, metavar="GAMES", help="games per stored chunk (default: automatic)")
+    bans.add_argument("--out", required=True, metavar="DIR", help="experiment folder (one results folder per run)")
+    bans.add_argument("--quiet", action="store_true", help="no progress bar")
+    bans.set_defaults(run=run_room_bans)
+
+    openings = sub.add_parser(
+        "openings", help="Cave vs Cave opening tree: from self-play results, or from a deep search of the first turns",
+        description="With --results DIR: the tree of the first action tiles taken in the folder's games, each\n"
+                    "prefix with its number of games and the first player's score rate (Wilson 95% interval).\n"
+                    "Without it: search the starting position with --agent, keep the --branching most visited turns\n"
+                    "(of different tiles), play each and search the reply, --depth turns deep.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  cavekit openings --agent cvc_turn_mcts:iterations=20000 --depth 3 --branching 3\n"
+               "  cavekit openings --results results/main --depth 4 --min-games 5")
+    openings.add_argument("--results", metavar="DIR", help="a Cave vs Cave results folder (default: search instead)")
+    openings.add_argument("--agent", default="cvc_turn_mcts:iterations=20000", help="searcher spec (search mode)")
+    openings.add_argument("--depth", type=int, default=3, help="turns (search) or tile picks (results); default 3")
+    openings.add_argument("--branching", type=int, default=3, help="turns kept per node (search; default 3)")
+    openings.add_argument("--min-games", type=int, default=1, help="smallest prefix shown (results; default 1)")
+    openings.add_argument("--seed", type=int, default=0, help="seed of the search and sampled chance (default 0)")
+    openings.add_argument("--out", metavar="FILE.csv", help="also write the tree as CSV")
+    openings.set_defaults(run=run_openings)

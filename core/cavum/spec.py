@@ -1,0 +1,36 @@
+"""Cavum as the generic layers see it (see `cavekit.core.spec`)."""
+from __future__ import annotations
+
+from ..spec import GameSpec, Parameter
+from .rules import CHOICES, KINDS, UNLIMITED, make_config, rules
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    d = make_config(players=2).as_dict()
+    colours = ", ".join(rules().colours)
+    listed = tuple(Parameter(name, d[name], choices) for name, choices in CHOICES.items())
+    return listed + (
+        Parameter("sequence_card_dynamite", d["sequence_card_dynamite"],
+                  allowed=f"the dynamite kinds of sequence cards 1-4: four distinct kinds among {', '.join(KINDS)}"),
+        Parameter("colour_sale_min_bid", d["colour_sale_min_bid"], allowed="an integer from 1 to 9"),
+        Parameter("colour_sale_colour_order", d["colour_sale_colour_order"],
+                  allowed=f"the colours {colours}, each once, in any order"),
+        Parameter("two_chip_supply_limit", d["two_chip_supply_limit"],
+                  allowed=f"an integer from 0 to 99 or {UNLIMITED!r}"),
+    )
+
+
+SPEC = GameSpec(
+    name="cavum",
+    title="Cavum",
+    player_counts=tuple(range(rules().min_players, rules().max_players + 1)),
+    default_players=2,
+    engines=("compiled", "reference"),
+    parameters=_parameters(),
+    zero_sum=True,                  # shared-win returns: co-winners split the win (see cavekit.core.cavum.game)
+    information="by_parameters",    # stones in hand hidden from 3 players on unless stones_in_hand_visibility="public"
+    game_class="cavekit.core.cavum.game:Cavum",
+    evaluator="cavekit.search.cavum_agents:cavum_evaluate",
+    agents=("cavekit.search.cavum_agents",),
+    analysis="cavekit.analysis.cavum",
+)

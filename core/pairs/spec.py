@@ -1,0 +1,39 @@
+"""The Cave (Pairs deck) as the generic layers see it (see `cavekit.core.spec`)."""
+from __future__ import annotations
+
+from ..spec import GameSpec, Parameter
+from .rules import (FIRST_DEALER_RANDOM, HAND_VISIBILITIES, MAX_BURN, MAX_CAVE, MAX_HAND, MAX_ROUNDS,
+                    ROUNDS_PER_PLAYER, TIE_BREAKS, make_config, rules)
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    d = make_config(players=2).as_dict()
+    hand_sizes = ", ".join(f"{n} players: {h}" for n, h in sorted(rules().hand_size.items()))
+    return (
+        Parameter("tie_break", d["tie_break"], TIE_BREAKS),
+        Parameter("burn_cards", d["burn_cards"], allowed=f"an integer from 0 to {MAX_BURN}"),
+        Parameter("cave_size", d["cave_size"], allowed=f"an integer from 1 to {MAX_CAVE}"),
+        Parameter("hand_size", d["hand_size"], allowed=f"an integer from 1 to {MAX_HAND} (or a table by player count)",
+                  default_note=f"by player count ({hand_sizes})"),
+        Parameter("rounds", d["rounds"], allowed=f"{ROUNDS_PER_PLAYER!r} (one round per player) or an integer "
+                                                 f"from 1 to {MAX_ROUNDS}"),
+        Parameter("score_leftover", d["score_leftover"], (False, True)),
+        Parameter("first_dealer", d["first_dealer"], allowed=f"{FIRST_DEALER_RANDOM!r} or a seat number"),
+        Parameter("hand_visibility", d["hand_visibility"], HAND_VISIBILITIES),
+    )
+
+
+SPEC = GameSpec(
+    name="pairs",
+    title="The Cave (Pairs deck)",
+    player_counts=tuple(range(rules().min_players, rules().max_players + 1)),
+    default_players=2,
+    engines=("compiled", "reference"),
+    parameters=_parameters(),
+    zero_sum=True,                  # k co-winners share (n - k) / (k (n - 1)) each, the others -1 / (n - 1)
+    information="by_parameters",    # hidden hands and deck unless hand_visibility="open" and nothing is burned
+    game_class="cavekit.core.pairs.game:ThePairsCave",
+    evaluator="cavekit.search.pairs_agents:pairs_evaluate",
+    agents=("cavekit.search.pairs_agents",),
+    analysis="cavekit.analysis.pairs",
+)
