@@ -66,7 +66,6 @@ def test_rewards_come_at_the_end_and_equal_the_game_returns(name, params):
     rng = np.random.default_rng(21)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     while not any(env.terminations.values()):
-        agent = env.agent_selection
         observation, reward, *_ = env.last()
         assert reward == 0.0
         env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
