@@ -55,9 +55,14 @@ def read_record(text: str, record_format: str, version: int, title: str, params:
     if "state" in record:
         replayed = state.to_dict()
         for key in sorted(set(replayed) | set(record["state"])):
-            if record["state"].get(key) != replayed.get(key):
-                raise CorruptRecordError(f"state.{key}", f"recorded {record['state'].get(key)!r}, "
-                                         f"but the history leads to {replayed.get(key)!r}")
+            if key not in replayed:
+                raise CorruptRecordError(f"state.{key}", f"not a field of the position (recorded "
+                                         f"{record['state'][key]!r}); fields: {', '.join(sorted(replayed))}")
+            if key not in record["state"]:
+                raise CorruptRecordError(f"state.{key}", f"missing; the history leads to {replayed[key]!r}")
+            if record["state"][key] != replayed[key]:
+                raise CorruptRecordError(f"state.{key}", f"recorded {record['state'][key]!r}, "
+                                         f"but the history leads to {replayed[key]!r}")
     return state
 
 

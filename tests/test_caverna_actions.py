@@ -586,7 +586,7 @@ def test_an_illegal_sub_action_leaves_the_state_unchanged():
     setup(s)
     do(s, "place supplies")
     before = (s.to_dict(), s.history(), s.legal_actions())
-    with pytest.raises(IllegalActionError, match="player"):
+    with pytest.raises(IllegalActionError, match=f"for player {s.current_player()}: this space does not allow it now"):
         do(s, "furnish dwelling at 2,3")
     assert (s.to_dict(), s.history(), s.legal_actions()) == before
 

@@ -294,7 +294,7 @@ def test_overhang_halves_are_spaces_only_when_usable(usable):
         assert hb.sowable_fields(place(office_board(), "meadow_field", P("meadow_field", ((3, 1), MEADOW),
                                                                          ((4, 1), FIELD)), config), config) == [(4, 1)]
     else:
-        with pytest.raises(PlacementError):
+        with pytest.raises(PlacementError, match=r"cannot furnish dwelling on \(3, 6\): \(3, 6\) is not a usable space"):
             furnish(b, "dwelling", (3, 6), config)
     # mines never go on overhang halves
     c = b.with_spaces({(3, 6): hb.Space(TUNNEL)})
@@ -356,7 +356,7 @@ def test_text_form_round_trips():
     assert parse_board(hb.render(b)) == b
     assert b.at((2, 5)).overbuilt == "trader" and b.at((1, 6)).terrain == CAVERN
     assert b.at((2, 1)).partner == (3, 1) and b.at((2, 2)).partner == (3, 2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a board has 4 rows, got 1"):
         parse_board(". . . | . . .")
     with pytest.raises(ValueError, match="2 adjacent cells"):
         parse_board(". . . | . . .\nLa . . | . . .\n. . . | C . .\nLa . . | E . .")

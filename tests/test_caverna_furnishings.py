@@ -107,7 +107,7 @@ def test_stable_and_forge_costs():
     assert fu.forge_cost(START, 8) == {"ore": 8}
     smith = with_tiles("blacksmith")
     assert fu.forge_cost(smith, 8) == {"ore": 6} and fu.forge_cost(smith, 2) == {} and fu.forge_cost(smith, 1) == {}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a new weapon has strength 1-8, not 9"):
         fu.forge_cost(smith, 9)
 
 

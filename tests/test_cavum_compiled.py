@@ -216,8 +216,9 @@ def test_engines_explain_illegal_actions_in_the_same_words():
                     except Exception as e:   # the same type and message are required of both
                         outcomes.append((reason, type(e), str(e)))
                     if reason is not None:
-                        with pytest.raises(IllegalActionError):
+                        with pytest.raises(IllegalActionError) as refused:
                             state.apply_action(action)
+                        assert refused.value.reason == reason, "refused for the reason illegal_reason gives"
                     assert state.serialize() == before, "a refused action leaves the state unchanged"
                 assert outcomes[0] == outcomes[1], action
                 tried += 1
@@ -279,7 +280,7 @@ def test_fields_are_live_views_like_the_reference_lists():
     assert list(fast.seq_card) == d["seq_card"] and len(fast.stack) == rules().num_cells * 4
     with pytest.raises(ValueError, match="keep their length"):
         fast.scores_ = [1, 2, 3]
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="index out of range"):
         fast.pool[10] = 1
     fresh = CompiledState.from_dict(fast._game, d, fast.history())
     assert fresh.to_dict() == d

@@ -66,9 +66,11 @@ def random_game(players: int, seed: int, record_every: int = 0, illegal_every: i
             if illegal_every and steps % illegal_every == 0:
                 bad = int(rng.integers(len(table)))
                 if bad not in legal:
-                    before = state.serialize()
+                    before, reason = state.serialize(), state.illegal_reason(bad)
+                    assert reason and not reason.startswith("actions are numbered"), reason
                     with pytest.raises(IllegalActionError) as info:
                         state.apply_action(bad)
+                    assert info.value.reason == reason       # refused for the rule illegal_reason names
                     assert f"player {state.current_player()}" in str(info.value)
                     assert table.specs[bad].text in str(info.value)
                     assert state.serialize() == before

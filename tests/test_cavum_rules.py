@@ -95,6 +95,7 @@ def texts(state):
 
 def assert_refused(state, text, *words):
     """The action is refused with a reason containing `words`, and the position does not change."""
+    assert words, "name the reason the action is refused for"
     before = state.serialize()
     with pytest.raises(IllegalActionError) as info:
         state.apply_action(state.string_to_action(text))
@@ -222,7 +223,7 @@ def test_order_cards_are_turned_up_by_chance():
     assert [a for a, _ in outcomes] == list(range(15)) and all(abs(p - 1 / 15) < 1e-12 for _, p in outcomes)
     s.apply_action(4)
     assert [a for a, _ in s.chance_outcomes()] == [a for a in range(15) if a != 4]
-    assert_refused(s, "4")
+    assert_refused(s, "4", "that order card is not face down in the deck")
     seeded = load_game("cavum", players=2).new_initial_state(seed=9)
     assert seeded.stage == AUCTION and len(seeded.display) == 5
 
@@ -360,7 +361,7 @@ def test_tile_must_continue_a_tunnel():
 
 def test_empty_cell_needs_a_neighbour():
     s = to_build(2)
-    assert "neighbouring tile" in assert_refused(s, "lay six at 3,-3 r0")
+    assert_refused(s, "lay six at 3,-3 r0", "neighbouring tile")
 
 
 def test_unconnected_vein_is_no_continuation_but_a_tile_next_to_it_connects_it():

@@ -76,7 +76,6 @@ def test_setup_board():
 
 
 def test_s4_at_setup_has_only_its_natural_west_wall():
-    s = two_player_position()
     assert wall_pattern(R, 4, 0, 0) == 8
 
 

@@ -98,8 +98,12 @@ def test_illegal_actions_raise_the_same_error_in_both_engines():
             for bad in [int(a) for a in rng.integers(0, ref_game.num_distinct_actions, 3)] + [-1, 10**6, True, "x"]:
                 if bad in legal and not isinstance(bad, bool):
                     continue
+                # Both refuse it for the reason their illegal_reason gives, in the same words.
+                reason, ref_before = ref.illegal_reason(bad), ref.to_dict()
+                assert reason and fast.illegal_reason(bad) == reason
                 with pytest.raises(IllegalActionError) as ref_error:
                     ref.apply_action(bad)
+                assert ref_error.value.reason == reason and ref.to_dict() == ref_before
                 before = fast.to_dict()
                 with pytest.raises(IllegalActionError) as fast_error:
                     fast.apply_action(bad)

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from cvc_positions import do, give, open_space, try_do, two_player_position  # noqa: E402
 
 from cavekit.core import load_game  # noqa: E402
-from cavekit.core.api import ConfigError  # noqa: E402
+from cavekit.core.api import ConfigError, CorruptRecordError  # noqa: E402
 
 
 def spinning_wheel_position(starter: int, **options):
@@ -69,5 +69,5 @@ def test_options_are_checked_and_only_recorded_when_set():
     state = game.new_initial_state(seed=3)
     assert load_game("cvc", banned_rooms_p1=["parlor", "tunnel"]).deserialize_state(state.serialize()).history() \
         == state.history()
-    with pytest.raises(ValueError):
+    with pytest.raises(CorruptRecordError, match=r"at params: .*parameters differ from this game's in banned_rooms_p1"):
         load_game("cvc").deserialize_state(state.serialize())

@@ -67,8 +67,10 @@ def test_each_tile_at_most_once_per_round_by_either_player():
     assert s.current_player() == 1
     reason = try_do(s, "take Excavation")
     assert reason is not None and "already taken" in reason
-    with pytest.raises(IllegalActionError):
+    before = s.to_dict()
+    with pytest.raises(IllegalActionError, match="for player 1: Excavation was already taken this round"):
         do(s, "take Excavation")
+    assert s.to_dict() == before
     do(s, "take Undergrowth", "end turn")            # p0's second turn
     assert try_do(s, "take Excavation") is not None
     assert try_do(s, "take Undergrowth") is not None
@@ -86,7 +88,8 @@ def test_illegal_action_raises_and_leaves_state_unchanged():
     before = s.to_dict()
     with pytest.raises(IllegalActionError) as info:
         do(s, "Excavation: +1 stone")
-    assert "Excavation: +1 stone" in str(info.value)
+    assert "Excavation: +1 stone" in str(info.value) and info.value.player == 0
+    assert info.value.reason == "it belongs to Excavation, but you took Undergrowth"
     assert s.to_dict() == before
     assert isinstance(info.value, ValueError)
 

@@ -124,7 +124,8 @@ def test_illegal_action_is_refused_and_leaves_the_state_unchanged():
     _random_playout(state, np.random.default_rng(5), stop_after=30)
     illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
     before = state.serialize()
-    with pytest.raises(ValueError, match="illegal action"):
+    with pytest.raises(ValueError, match=r"illegal action 0 \(take Cultivation\) for player 0: "
+                                         "you already took an action tile this turn"):
         state.apply_action(illegal)
     assert state.serialize() == before
 

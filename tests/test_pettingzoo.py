@@ -66,7 +66,6 @@ def test_rewards_come_at_the_end_and_equal_the_game_returns(name, params):
     rng = np.random.default_rng(21)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     while not any(env.terminations.values()):
-        agent = env.agent_selection
         observation, reward, *_ = env.last()
         assert reward == 0.0
         env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
@@ -122,7 +121,8 @@ def test_illegal_and_missing_actions_are_refused_and_leave_the_game_unchanged():
     legal = env.game_state.legal_actions()
     illegal = next(a for a in range(env.game.num_distinct_actions) if a not in legal)
     before = env.game_state.serialize()
-    with pytest.raises(IllegalActionError, match="illegal action"):
+    with pytest.raises(IllegalActionError, match=r"illegal action \d+ \(take Furnishing\) for player 1: "
+                                                 "Furnishing is not face up on the action board"):
         env.step(illegal)
     with pytest.raises(IllegalActionError, match="must act"):
         env.step(None)

@@ -21,7 +21,7 @@ Printed bonus icons (wild boar preserves, water sources) pay once, to the tile t
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -598,11 +598,3 @@ def parse_board(text: str) -> Board:
         updates[b] = replace(updates[b], partner=a)
     empty = Board(tuple(Space() for _ in range(r.rows * r.cols)))
     return empty.with_spaces(updates)
-
-
-def spaces_of(board: Board, terrains: Iterable[str], config: Config | None = None) -> list[Pos]:
-    """Usable positions whose terrain is one of the given ones."""
-    wanted = set(terrains)
-    return [p for p, s in board.items(config) if s.terrain in wanted]
-
-

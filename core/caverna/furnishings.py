@@ -202,7 +202,7 @@ def furnish(board: hb.Board, fid: str, pos: Pos, config: Config | None = None) -
     """The board with the furnishing placed; PlacementError saying why when it may not go there."""
     targets = furnish_targets(board, fid, config)
     if pos not in targets:
-        space = board.at(pos)
+        space = dict(board.items(config)).get(pos)      # an overhang half that is not usable is no space
         if not targets:
             why = f"{fid} cannot be built on this board (already owned, or no empty cavern)"
         elif space is None:

@@ -339,6 +339,8 @@ class Config:
             allowed = CONFIG_CHOICES[f.name]
             if value not in allowed or type(value) is not type(allowed[0]):
                 shown = ", ".join(repr(a) for a in allowed)
+                if f.name == "imitation_cost_table":
+                    shown += " (or the rules data's own per-space table, which is 'fixed_per_space')"
                 raise ConfigError(f"parameter {f.name}={value!r} is not allowed; allowed values: {shown}")
 
     def as_dict(self) -> dict[str, Any]:

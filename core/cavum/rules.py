@@ -77,11 +77,6 @@ def rotate_mask(base: tuple[int, ...], rotation: int) -> int:
     return mask
 
 
-def mask_sides(mask: int) -> list[int]:
-    """The directions set in an exit bitmask."""
-    return [d for d in range(NUM_DIRS) if mask >> d & 1]
-
-
 @dataclass(frozen=True)
 class OrderCard:
     id: str

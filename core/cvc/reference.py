@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
-from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, ROOM_USE, TAKE, TILE_OPTION, Choice,
+from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, TAKE, TILE_OPTION, Choice,
                       action_table, is_activation, option_params)
 from .game import StateMixin
 from .board import (ALL_WALLS, EMPTY, FACE_DOWN, UNAVAILABLE, accessible_spaces, board_full,

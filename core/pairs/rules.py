@@ -149,15 +149,6 @@ def _choice(name: str, value: Any, allowed: tuple[Any, ...]) -> Any:
     return value
 
 
-def config_choices(players: int) -> dict[str, str]:
-    """What each parameter accepts with `players` players, in words (for documentation and errors)."""
-    return {"tie_break": ", ".join(TIE_BREAKS), "burn_cards": f"0 to {MAX_BURN}", "cave_size": f"1 to {MAX_CAVE}",
-            "hand_size": f"1 to {MAX_HAND} (or a table by player count)",
-            "rounds": f"'{ROUNDS_PER_PLAYER}' or 1 to {MAX_ROUNDS}", "score_leftover": "False, True",
-            "first_dealer": f"'{FIRST_DEALER_RANDOM}' or a seat 0 to {players - 1}",
-            "hand_visibility": ", ".join(HAND_VISIBILITIES)}
-
-
 def make_config(players: int = 2, **params: Any) -> Config:
     """A Config from keyword parameters, defaults from the rules data; unknown names and values are refused."""
     r = rules()
