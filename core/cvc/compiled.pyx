@@ -16,7 +16,7 @@ from ..api import as_action
 from .actions import (CAVERN_SIDE as PY_CAVERN_SIDE, CONVERT as PY_CONVERT, END_TURN as PY_END_TURN,
                       PROSPECT as PY_PROSPECT, ROOM_USE as PY_ROOM_USE, TAKE as PY_TAKE,
                       TILE_OPTION as PY_TILE_OPTION, action_table, is_activation, option_params)
-from .game import StateMixin
+from .state import StateMixin
 from .reference import DARK_ROOMS, LIGHT_ROOMS, ReferenceState
 from .rules import rules
 

@@ -1,110 +1,17 @@
-"""The Cave vs Cave game object, and what every Cave vs Cave state shares whichever engine computes it.
-
-`CaveVsCave` holds the parameters and makes states; `StateMixin` gives both engines the same results,
-notation, records and rendering on top of their `to_dict()`, `scores()` and `room_values()`.
-"""
+"""The Cave vs Cave game object: `CaveVsCave` holds the parameters and makes states (see `state.py` for what
+every state shares)."""
 from __future__ import annotations
 
 from typing import Any
 
-from ..api import CHANCE, ConfigError, mask_of, resolve_chance_from_seed
-from ..notation import parse_action, table_text
-from ..records import RecordedState, read_record
-from .actions import action_table, normalize_text
-from .render import render_state
+from ..api import CHANCE, ConfigError, resolve_chance_from_seed
+from ..records import read_record
+from .actions import action_table
 from .rules import NUM_ROOMS, Config, make_config, rules
 from .spec import SPEC
+from .state import MAX_ACTIONS_PER_TURN, RECORD_FORMAT, RECORD_VERSION
 
-RECORD_FORMAT = "cavekit-cvc"
-RECORD_VERSION = 1
 ENGINES = SPEC.engines
-
-# Upper bound on the actions of one turn: take, 3 tile sub-actions, 4 room uses (Expedition with the
-# Equipment Room), Prospecting Site, Additional Cavern side, end turn, 3 room reveals, a draw-pile reveal,
-# and conversions (each raises food by 1 towards its cap of 9, so at most 9 plus the food paid that turn,
-# which is at most 9 (Housework) + 2 (Excavation) + 4 rooms x 2 + 1 (Prospecting Site) = 20).
-MAX_ACTIONS_PER_TURN = 1 + 3 + 4 + 1 + 1 + 1 + 3 + 1 + 9 + 20
-
-
-class StateMixin(RecordedState):
-    """Results, notation, records and rendering shared by the reference and compiled states."""
-
-    record_format = RECORD_FORMAT
-    record_version = RECORD_VERSION
-
-    _game: "CaveVsCave"
-
-    def returns(self) -> list[float]:
-        """+1 win, -1 loss, 0 draw (two players, tie-break applied); solo: the final score. 0 until the end."""
-        if not self.is_terminal():  # type: ignore[attr-defined]
-            return [0.0] * self._game.num_players
-        scores = self.scores()  # type: ignore[attr-defined]
-        if self._game.num_players == 1:
-            return [float(scores[0])]
-        key = [(scores[p], self._tie_break_key(p)) for p in (0, 1)]
-        if key[0] == key[1]:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if key[0] > key[1] else [-1.0, 1.0]
-
-    def _tie_break_key(self, player: int) -> tuple[int, ...]:
-        values = self.room_values(player)  # type: ignore[attr-defined]
-        if self._game.config.tie_break_when_top_rooms_equal == "draw":
-            return tuple(values[:1])
-        return tuple(values)
-
-    def winner(self) -> int | None:
-        """The winning player of a finished two-player game, or None for a draw or a solo game."""
-        r = self.returns()
-        if self._game.num_players == 1 or r[0] == r[1]:
-            return None
-        return 0 if r[0] > r[1] else 1
-
-    def legal_actions_mask(self) -> list[int]:
-        """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
-        return mask_of(self.legal_actions(), self._game.num_distinct_actions)  # type: ignore[attr-defined]
-
-    def action_to_string(self, action: int) -> str:
-        """Readable, stable notation of an action (a chance outcome is named by what it reveals)."""
-        if self.current_player() == CHANCE:  # type: ignore[attr-defined]
-            return _chance_text(self, action)
-        return table_text(self, action, action_table())
-
-    def string_to_action(self, text: str) -> int:
-        """The action named by `text` (case and spacing do not matter); a number is taken as the id."""
-        return parse_action(self, text, action_table(), normalize_text)
-
-    def information_state_string(self, player: int) -> str:
-        """Cave vs Cave has no hidden information: every player sees the whole position and its history."""
-        return self.serialize()
-
-    def observation(self, player: int) -> dict[str, Any]:
-        return self.to_dict()  # type: ignore[attr-defined]
-
-    def resample_from_infostate(self, player: int, rng: Any) -> Any:
-        """Nothing is hidden in Cave vs Cave: the only state consistent with a player's view is this one."""
-        return self.clone()  # type: ignore[attr-defined]
-
-    def __str__(self) -> str:
-        return render_state(self)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} cvc players={self._game.num_players} history={len(self.history())} actions>"  # type: ignore[attr-defined]
-
-
-
-def _chance_text(state: Any, outcome: int) -> str:
-    from .reference import REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER
-    kind = state._chance_kind()
-    r = rules()
-    if kind == START_PLAYER and outcome in (0, 1):
-        return f"player {outcome} starts"
-    if kind == REMOVE_LIGHT_ROOM and 0 <= outcome < NUM_ROOMS:
-        return f"remove {r.rooms[outcome].name}"
-    if kind == REVEAL_TILE and 0 <= outcome < len(r.tiles):
-        return f"reveal {r.tiles[outcome].name}"
-    if kind == REVEAL_ROOM and 0 <= outcome < NUM_ROOMS:
-        return f"turn up {r.rooms[outcome].name}"
-    return f"chance outcome {outcome}"
 
 
 class CaveVsCave:

@@ -15,7 +15,7 @@ from typing import Any
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, TAKE, TILE_OPTION, Choice,
                       action_table, is_activation, option_params)
-from .game import StateMixin
+from .state import NO_CHANCE, REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER, StateMixin
 from .board import (ALL_WALLS, EMPTY, FACE_DOWN, UNAVAILABLE, accessible_spaces, board_full,
                     cavern_natural_sides, slot_spaces, wall_pattern)
 from .rules import (CAVE_ENTRANCE, CAVERN, FLAX, FOOD, GOLD, GOODS, NUM_BOARD_SPACES,
@@ -23,7 +23,6 @@ from .rules import (CAVE_ENTRANCE, CAVERN, FLAX, FOOD, GOLD, GOODS, NUM_BOARD_SP
                     Option, rules)
 
 # Chance node kinds, in the order they are checked.
-NO_CHANCE, REVEAL_ROOM, START_PLAYER, REMOVE_LIGHT_ROOM, REVEAL_TILE = range(5)
 
 PROSPECTING_SITE = rules().room_index("prospecting_site")
 RETTING_ROOM = rules().room_index("retting_room")

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..api import Game
 from ..tensors import Piece, piece_bounds
-from .game import MAX_ACTIONS_PER_TURN
+from .state import MAX_ACTIONS_PER_TURN
 from .rules import CAVE_ENTRANCE, GOODS, NUM_ROOMS, NUM_SPACES, NUM_WALL_SLOTS, SIDES, rules
 
 
