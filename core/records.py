@@ -77,6 +77,11 @@ class RecordedState:
     record_format: str
     record_version: int
 
+    @property
+    def game(self) -> Any:
+        """The game (with its parameters) this state belongs to."""
+        return self._game
+
     def serialize(self) -> str:
         """A versioned JSON record: game parameters, full history, and the position it leads to."""
         return write_record(self.record_format, self.record_version, self._game.parameters(),

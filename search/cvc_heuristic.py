@@ -30,9 +30,9 @@ CVC_DIFFERENCE_SCALE = 10.0   # points of difference that make tanh about 0.76 (
 def cvc_turns_left_share(state: Any) -> float:
     """Share of a player's turns still to come (1 at the start, 0 at the end)."""
     r = rules()
-    turns = r.turns[state._game.num_players]
+    turns = r.turns[state.game.num_players]
     d = state.to_dict()
-    done = sum(turns[:d["round"]]) + (d["turn"] / state._game.num_players if d["round"] < len(turns) else 0)
+    done = sum(turns[:d["round"]]) + (d["turn"] / state.game.num_players if d["round"] < len(turns) else 0)
     return max(0.0, 1.0 - done / sum(turns))
 
 

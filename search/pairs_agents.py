@@ -33,7 +33,7 @@ PAIRS_POTENTIAL = 0.3     # the heuristic's credit per captured card in a rank s
 def pairs_cards_left(state: Any) -> int:
     """Cards still to be played in the match (this round's hands and every later round's)."""
     d = state.to_dict()
-    config = state._game.config
+    config = state.game.config
     rounds_after = max(0, config.num_rounds - d["round"] - 1)
     return sum(map(sum, d["hands"])) + rounds_after * config.players * config.hand_size
 

@@ -27,7 +27,7 @@ _cavum_colour_orders: "weakref.WeakKeyDictionary[Any, tuple[int, ...]]" = weakre
 
 def _cavum_colour_order(state: State) -> tuple[int, ...]:
     """The colour-sale order (colour indices) of the state's game, from its parameters (cached per game)."""
-    game = state._game  # type: ignore[attr-defined]    # every recorded state carries its game
+    game = state.game  # type: ignore[attr-defined]
     order = _cavum_colour_orders.get(game)
     if order is None:
         colours = cavum_rules().colours
