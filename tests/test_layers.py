@@ -243,3 +243,24 @@ def test_no_module_imports_itself_through_others():
 ])
 def test_the_cycle_finder_finds_cycles(graph, expected):
     assert strongly_connected(graph) == expected
+
+
+# ----------------------------------------------------------------------------------------------------
+# Private fields
+
+def private_reads_in(path: Path) -> list[str]:
+    """Where a file reads a private attribute (`x._name`) of anything but `self` or `cls`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_agents_and_analyses_read_no_private_field_of_an_engine():
+    files = [p for p in source_files() if p.suffix == ".py" and module_name(p).split(".")[1] in ("search", "analysis")]
+    found = [line for path in files for line in private_reads_in(path)]
+    assert found == [], "private reads outside the game packages:\n" + "\n".join(found)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+
+from .common import Subcommands
 import json
 
 from ...core.api import CavekitError
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: Subcommands) -> None:
     """The `bench` subcommand."""
     batch_game = default_game_name()
     bench = sub.add_parser(

@@ -2,8 +2,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any, Protocol
 
 from ...core.api import CavekitError
+
+
+class Subcommands(Protocol):
+    """What `ArgumentParser.add_subparsers()` returns: each subcommand module adds its parser to it."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
 def parse_value(text: str) -> object:

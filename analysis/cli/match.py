@@ -7,7 +7,7 @@ import pandas as pd
 
 from ...core.registry import game_names
 from ..batch import BACKENDS, run_match, summarize
-from .common import add_param_option, game_params
+from .common import Subcommands, add_param_option, game_params
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: Subcommands) -> None:
     """The `match` subcommand."""
     match = sub.add_parser(
         "match", help="play a batch of AI-vs-AI games and print a balance summary",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ...core.registry import game_names, load_game
-from .common import add_param_option, game_params
+from .common import Subcommands, add_param_option, game_params
 
 
 def run(args: argparse.Namespace) -> int:
@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: Subcommands) -> None:
     """The `play` subcommand."""
     play = sub.add_parser(
         "play", help="play a game against an AI in the terminal",

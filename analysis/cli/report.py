@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from .common import Subcommands
+
 
 def run(args: argparse.Namespace) -> int:
     """Write the HTML balance report of a results folder and say where it went."""
@@ -12,7 +14,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: Subcommands) -> None:
     """The `report` subcommand."""
     report = sub.add_parser(
         "report", help="write an HTML balance report of a results folder",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ...core.registry import game_names
 from ..tournament import format_tournament, run_tournament, write_tournament
-from .common import add_param_option, game_params
+from .common import Subcommands, add_param_option, game_params
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +39,7 @@ def command_line(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: Subcommands) -> None:
     """The `tournament` subcommand."""
     tournament = sub.add_parser(
         "tournament", help="round-robin or gauntlet tournament with standings, cross table and Elo ratings",

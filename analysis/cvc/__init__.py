@@ -6,7 +6,6 @@ experiment), `openings` (opening trees), `sensitivity` (how conclusions move wit
 """
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from .decisions import DECISION_FIELDS
@@ -18,8 +17,8 @@ def report_sections(data: Any) -> list[Any]:
     return sections(data)
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
-    """The `strength`, `room-bans` and `openings` subcommands."""
+def add_commands(sub: Any) -> None:
+    """The `strength`, `room-bans` and `openings` subcommands (`sub`: what `add_subparsers()` returned)."""
     from .commands import add_commands as add
     add(sub)
 

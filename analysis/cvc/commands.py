@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 from pathlib import Path
 
 import pandas as pd
@@ -51,7 +52,7 @@ def run_openings(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: Any) -> None:
     """Add the `strength`, `room-bans` and `openings` subcommands."""
     strength = sub.add_parser(
         "strength", help="agent strength report: head-to-head matches, solo scores, MCTS speed",
