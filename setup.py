@@ -52,7 +52,8 @@ def extensions() -> list[Extension]:
 setup(
     package_dir=PACKAGE_DIRS,
     packages=packages(),
-    package_data={"cavekit.core.cvc": ["data/*.json", "*.pxd"],
+    package_data={"cavekit.core": ["*.pxd"],
+                  "cavekit.core.cvc": ["data/*.json", "*.pxd"],
                   "cavekit.core.pairs": ["data/*.json", "*.pxd"],
                   "cavekit.core.caverna": ["data/*.json"],
                   "cavekit.core.cavum": ["data/*.json", "*.pxd"]},
