@@ -1,4 +1,3 @@
-# cython: language_level=3
 """`search/cvc_heuristic.py`'s Cave vs Cave heuristic in C, shared by the compiled searchers.
 
 `evaluate` gives the same numbers as `cvc_evaluate` (tests check it on random positions) without touching

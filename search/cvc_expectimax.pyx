@@ -1,4 +1,3 @@
-# cython: language_level=3
 """Compiled expectimax over whole turns for Cave vs Cave: the fast path of `search/expectimax.py`'s turn mode.
 
 The same search as `expectimax:depth=N` with `turn=1` (depth counted in whole turns; depth 1 is the greedy
@@ -20,10 +19,11 @@ cimport cython
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
+from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport (GameState, apply_action, chance_outcomes, current_player, is_terminal,
                                         returns)
 from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport SegmentEnumerator, now, random_below, search_rng, state_struct
+from cavekit.search.cvc_segments cimport SegmentEnumerator, now, state_struct
 
 from ..core.api import ConfigError
 from .agent import register_agent

@@ -1,4 +1,3 @@
-# cython: language_level=3
 """Compiled MCTS for Cave vs Cave: `search/mcts.py` on the compiled C state, with no Python in the loop.
 
 The same algorithm as the generic MCTS (UCT over atomic actions, sampled chance children, values normalised
@@ -12,10 +11,11 @@ from libc.math cimport log, sqrt
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t, uint64_t
 
+from cavekit.core.compiled_common cimport next_random, random_below, search_rng
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, current_player,
-                                        is_terminal, legal_actions, next_random, random_playout, returns)
+                                        is_terminal, legal_actions, random_playout, returns)
 from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport now, random_below, search_rng
+from cavekit.search.cvc_segments cimport now
 
 import numpy as np
 

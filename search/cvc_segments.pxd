@@ -2,10 +2,11 @@
 # before their turn ends or chance interrupts it (see cvc_segments.pyx).
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
-from cavekit.core.cvc.compiled cimport GameState, next_random
+from cavekit.core.cvc.compiled cimport GameState
 
 
-# Small helpers every compiled Cave vs Cave searcher uses (inline, so they cost nothing across modules).
+# Small helpers every compiled Cave vs Cave searcher uses (inline, so they cost nothing across modules);
+# the random generator (random_below, search_rng) is core/compiled_common.pxd's.
 
 cdef inline double now() noexcept nogil:
     """Seconds on the monotonic clock (for time budgets)."""
@@ -13,16 +14,6 @@ cdef inline double now() noexcept nogil:
     clock_gettime(CLOCK_MONOTONIC, &t)
     return t.tv_sec + t.tv_nsec * 1e-9
 
-
-cdef inline uint64_t search_rng(object seed) except 0:
-    """A searcher's non-zero generator state from a Python int seed."""
-    cdef uint64_t state = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) * 0x9E3779B97F4A7C15ULL + 1
-    return state if state else 1
-
-
-cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
-    """A uniform integer in [0, n) from the generator."""
-    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
 
 
 ctypedef struct Ranked:

@@ -1,4 +1,3 @@
-# cython: language_level=3
 """Turn segments of Cave vs Cave, and the compiled greedy turn search built on them.
 
 A segment is what one player does from where they are to move until their turn is over or a chance event
@@ -13,6 +12,7 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcmp, memcpy
 
+from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, chance_outcomes,
                                         current_player, is_terminal, legal_actions, returns)
 from cavekit.search.cvc_evaluation cimport evaluate

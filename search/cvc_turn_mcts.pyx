@@ -1,4 +1,3 @@
-# cython: language_level=3
 """Compiled MCTS over whole turns for Cave vs Cave: each move of the tree is a turn segment, not one action.
 
 A Cave vs Cave turn is several atomic actions (take a tile, use it, use rooms, convert, end the turn). MCTS
@@ -26,10 +25,10 @@ from libc.math cimport log, sqrt
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from libc.string cimport memcpy
 
+from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport GameState, apply_action, chance_outcomes, current_player, is_terminal
 from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport (SegmentEnumerator, heuristic_value, now, random_below, search_rng,
-                                          state_struct)
+from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, now, state_struct
 
 from ..core.api import ConfigError
 from .agent import register_agent

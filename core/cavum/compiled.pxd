@@ -2,6 +2,7 @@
 # (map, tile geometry, rule options) in a second struct the position points to, and the rule functions on
 # them, without Python objects. Searchers `cimport` this file to play on the C state directly.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
+from cavekit.core.compiled_common cimport CompiledStateBase
 
 # Array sizes. They are the sizes of the data file (rules.py), checked against it when the module loads: a
 # changed map or card set that no longer fits stops the import with a message instead of overflowing.
@@ -161,8 +162,7 @@ cdef int legal_actions(const GameState* s, int* out) noexcept nogil
 cdef bint is_legal(const GameState* s, int action) noexcept nogil
 cdef void apply_action(GameState* s, int action) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
-cdef uint64_t next_random(uint64_t* rng) noexcept nogil
-cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil
+cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil   # compiled_common's generator
 
 
 cdef class GameTables:
@@ -171,8 +171,6 @@ cdef class GameTables:
     cdef readonly object config
 
 
-cdef class CoreState:
+cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s
-    cdef list _hist
     cdef GameTables _tables
-    cdef public object _game

@@ -1,4 +1,3 @@
-# cython: language_level=3
 """The compiled Cavum engine: `reference.py` on one C struct of small ints, for search and large batches.
 
 Read it beside `reference.py`: each C function carries the name of the reference method it mirrors
@@ -22,6 +21,7 @@ cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
+from cavekit.core.compiled_common cimport random_below, seed_generator
 
 import operator
 
@@ -1928,20 +1928,7 @@ cdef void returns(const GameState* s, double* out) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
-# Random playouts in C (xorshift64* generator; seed it with any non-zero value)
-
-cdef uint64_t next_random(uint64_t* rng) noexcept nogil:
-    cdef uint64_t x = rng[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    rng[0] = x
-    return x * 0x2545F4914F6CDD1DULL
-
-
-cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
-    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
-
+# Random playouts in C (the shared xorshift64* generator of compiled_common.pxd, seeded by seed_generator)
 
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
     """Play uniformly random legal actions (chance outcomes are uniform too) to the end; the steps."""
@@ -1952,15 +1939,6 @@ cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
         apply_action(s, buffer[random_below(rng, n)])
         steps += 1
     return steps
-
-
-cdef uint64_t seed_generator(object seed):
-    """A non-zero generator state from a Python int seed (splitmix64 of the seed)."""
-    cdef uint64_t z = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) + 0x9E3779B97F4A7C15ULL
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    z = z ^ (z >> 31)
-    return z if z else 1
 
 
 # ------------------------------------------------------------------------------------------------
@@ -2210,10 +2188,11 @@ cdef int check_colour(object colour) except -1:
 # The Python-facing state
 
 @cython.auto_pickle(False)
-cdef class CoreState:
+cdef class CoreState(CompiledStateBase):
     """A Cavum position held in one C struct (`GameState`); the API of `cavekit.core.api.State`.
 
-    Its fields (`s`, `_hist`, `_tables`, `_game`) are declared in compiled.pxd so compiled searchers can reach
+    Its fields (`s`, `_tables`; `_hist` and `_game` from CompiledStateBase) are declared in .pxd files so compiled
+    searchers can reach
     `s`; `s.t` points into `_tables`, which this object keeps alive.
     """
 
@@ -2293,24 +2272,11 @@ cdef class CoreState:
         returns(&self.s, out)
         return [out[i] for i in range(self.s.n)]
 
-    def history(self):
-        """Every action and chance outcome applied so far."""
-        return list(self._hist)
-
-    def clone(self):
-        """An independent copy (one memcpy of the position)."""
-        cdef CoreState other = type(self).__new__(type(self))
-        memcpy(&other.s, &self.s, sizeof(GameState))
-        other._hist = list(self._hist)
-        other._tables = self._tables
-        other._game = self._game
-        return other
-
-    def __deepcopy__(self, memo):
-        return self.clone()
-
-    def __reduce__(self):
-        return StateMixin.__reduce__(self)
+    cdef int copy_into(self, CompiledStateBase other) except -1:
+        """The position and its tables for `clone` (history, clone, deepcopy and pickle are CompiledStateBase's)."""
+        memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
+        (<CoreState>other)._tables = self._tables
+        return 0
 
     def random_playout(self, seed):
         """Play the rest of the game with uniformly random moves in C on a copy; its final returns."""

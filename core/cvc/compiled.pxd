@@ -1,6 +1,7 @@
 # The compiled Cave vs Cave core: the whole position as one C struct of small integers, and the rule
 # functions on it, without Python objects. Searchers `cimport` this file to play on the C state directly.
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
+from cavekit.core.compiled_common cimport CompiledStateBase
 
 cdef enum:
     NUM_ACTIONS_MAX = 2304    # at least the size of the action table (checked when the module loads)
@@ -68,8 +69,7 @@ cdef bint is_legal(const GameState* s, int action) noexcept nogil
 cdef void apply_action(GameState* s, int action) noexcept nogil
 cdef void scores(const GameState* s, int* out) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
-cdef uint64_t next_random(uint64_t* rng) noexcept nogil
-cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil
+cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil   # compiled_common's generator
 
 # Features of a position for heuristic evaluation (search/evaluation.py weighs them).
 cdef enum:
@@ -79,7 +79,5 @@ cdef enum:
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil
 cdef double turns_left_share(const GameState* s) noexcept nogil
 
-cdef class CoreState:
+cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s
-    cdef list _hist
-    cdef public object _game

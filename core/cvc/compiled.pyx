@@ -1,4 +1,3 @@
-# cython: language_level=3
 """The compiled Cave vs Cave engine: `reference.py` in C structs, for search and large batches.
 
 Read it beside `reference.py`: each C function carries the name of the reference method it mirrors
@@ -11,6 +10,7 @@ cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
+from cavekit.core.compiled_common cimport random_below, seed_generator
 
 from ..api import as_action
 from .actions import (CAVERN_SIDE as PY_CAVERN_SIDE, CONVERT as PY_CONVERT, END_TURN as PY_END_TURN,
@@ -1249,20 +1249,7 @@ cdef void returns(const GameState* s, double* out) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
-# Random playouts in C (xorshift64* generator; seed it with any non-zero value)
-
-cdef uint64_t next_random(uint64_t* rng) noexcept nogil:
-    cdef uint64_t x = rng[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    rng[0] = x
-    return x * 0x2545F4914F6CDD1DULL
-
-
-cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
-    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
-
+# Random playouts in C (the shared xorshift64* generator of compiled_common.pxd, seeded by seed_generator)
 
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
     """Play uniformly random legal actions (and chance outcomes) to the end; the number of steps."""
@@ -1273,15 +1260,6 @@ cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
         apply_action(s, buffer[random_below(rng, n)])
         steps += 1
     return steps
-
-
-cdef uint64_t seed_generator(object seed):
-    """A non-zero generator state from a Python int seed (splitmix64 of the seed)."""
-    cdef uint64_t z = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) + 0x9E3779B97F4A7C15ULL
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    z = z ^ (z >> 31)
-    return z if z else 1
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1314,10 +1292,11 @@ cdef Config make_c_config(object config):
 
 
 @cython.auto_pickle(False)
-cdef class CoreState:
+cdef class CoreState(CompiledStateBase):
     """A Cave vs Cave position held in one C struct (`GameState`); the API of `cavekit.core.api.State`.
 
-    Its fields (`s`, `_hist`, `_game`) are declared in compiled.pxd so compiled searchers can reach `s`.
+    Its fields (`s`; `_hist` and `_game` from CompiledStateBase) are declared in .pxd files so compiled searchers
+    can reach `s`.
     """
 
     def __init__(self, game):
@@ -1386,21 +1365,10 @@ cdef class CoreState:
         returns(&self.s, out)
         return [out[i] for i in range(self.s.num_players)]
 
-    def history(self):
-        return list(self._hist)
-
-    def clone(self):
-        cdef CoreState other = type(self).__new__(type(self))
-        memcpy(&other.s, &self.s, sizeof(GameState))
-        other._hist = list(self._hist)
-        other._game = self._game
-        return other
-
-    def __deepcopy__(self, memo):
-        return self.clone()
-
-    def __reduce__(self):
-        return StateMixin.__reduce__(self)
+    cdef int copy_into(self, CompiledStateBase other) except -1:
+        """The position for `clone` (history, clone, deepcopy and pickle are CompiledStateBase's)."""
+        memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
+        return 0
 
     def random_playout(self, seed):
         """Play the rest of the game with uniformly random moves in C on a copy; its final returns."""

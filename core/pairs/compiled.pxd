@@ -1,6 +1,7 @@
 # The compiled core of The Cave (Pairs deck): the whole position as one C struct of small integers, and the
 # rule functions on it, without Python objects. Searchers `cimport` this file to play on the C state directly.
 from libc.stdint cimport int8_t, int16_t, uint64_t
+from cavekit.core.compiled_common cimport CompiledStateBase
 
 cdef enum:
     NUM_RANKS = 10           # rank r has index r - 1 (also its action id and chance outcome id)
@@ -46,12 +47,9 @@ cdef void apply_action(GameState* s, int action) noexcept nogil
 cdef int capture_target(const int8_t* cave, int played) noexcept nogil
 cdef void round_points(const GameState* s, int* out) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
-cdef uint64_t next_random(uint64_t* rng) noexcept nogil
 cdef int sample_chance(const GameState* s, uint64_t* rng) noexcept nogil
-cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil
+cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil   # compiled_common's generator
 
-cdef class CoreState:
+cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s
-    cdef list _hist
     cdef list _kinds
-    cdef public object _game

@@ -1,4 +1,3 @@
-# cython: language_level=3
 """The compiled engine of The Cave (Pairs deck): `reference.py` on one C struct, for search and large batches.
 
 Read it beside `reference.py`: each C function carries the name of the reference method it mirrors
@@ -9,6 +8,7 @@ both engines explain an illegal move in the same words. The deck make-up comes f
 cimport cython
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint64_t
+from cavekit.core.compiled_common cimport random_below, seed_generator
 
 from ..api import CHANCE as PY_CHANCE, as_action
 from .game import StateMixin
@@ -290,20 +290,7 @@ cdef void returns(const GameState* s, double* out) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
-# Random playouts in C (xorshift64* generator; seed it with any non-zero value)
-
-cdef uint64_t next_random(uint64_t* rng) noexcept nogil:
-    cdef uint64_t x = rng[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    rng[0] = x
-    return x * 0x2545F4914F6CDD1DULL
-
-
-cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
-    return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
-
+# Random playouts in C (the shared xorshift64* generator of compiled_common.pxd, seeded by seed_generator)
 
 cdef int sample_chance(const GameState* s, uint64_t* rng) noexcept nogil:
     """A chance outcome drawn with its probability (a seat uniformly, or a rank by copies left in the deck)."""
@@ -332,15 +319,6 @@ cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
     return steps
 
 
-cdef uint64_t seed_generator(object seed):
-    """A non-zero generator state from a Python int seed (splitmix64 of the seed)."""
-    cdef uint64_t z = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) + 0x9E3779B97F4A7C15ULL
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    z = z ^ (z >> 31)
-    return z if z else 1
-
-
 # ------------------------------------------------------------------------------------------------
 # The Python-facing state
 
@@ -359,10 +337,11 @@ cdef Config make_c_config(object config):
 
 
 @cython.auto_pickle(False)
-cdef class CoreState:
+cdef class CoreState(CompiledStateBase):
     """A position of The Cave held in one C struct (`GameState`); the API of `cavekit.core.api.State`.
 
-    Its fields (`s`, `_hist`, `_kinds`, `_game`) are declared in compiled.pxd so compiled searchers can reach `s`.
+    Its fields (`s`, `_kinds`; `_hist` and `_game` from CompiledStateBase) are declared in .pxd files so compiled
+    searchers can reach `s`.
     """
 
     def __init__(self, game):
@@ -457,26 +436,15 @@ cdef class CoreState:
         returns(&self.s, out)
         return [out[i] for i in range(self.s.cfg.num_players)]
 
-    def history(self):
-        return list(self._hist)
-
     def history_kinds(self):
         """`node_kind()` of the node each history entry was applied at (same length as `history()`)."""
         return list(self._kinds)
 
-    def clone(self):
-        cdef CoreState other = type(self).__new__(type(self))
-        memcpy(&other.s, &self.s, sizeof(GameState))
-        other._hist = list(self._hist)
-        other._kinds = list(self._kinds)
-        other._game = self._game
-        return other
-
-    def __deepcopy__(self, memo):
-        return self.clone()
-
-    def __reduce__(self):
-        return StateMixin.__reduce__(self)
+    cdef int copy_into(self, CompiledStateBase other) except -1:
+        """The position and node kinds for `clone` (history, clone, deepcopy and pickle are CompiledStateBase's)."""
+        memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
+        (<CoreState>other)._kinds = list(self._kinds)
+        return 0
 
     def random_playout(self, seed):
         """Play the rest of the match with uniformly random moves in C on a copy; its final returns."""
