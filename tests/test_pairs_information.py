@@ -11,7 +11,7 @@ import pytest
 
 from cavekit.core import CHANCE, load_game
 from cavekit.core.api import sample_chance_outcome
-from cavekit.core.pairs.game import KIND_BURN, KIND_DEAL, KIND_STRIDE
+from cavekit.core.pairs.state import KIND_BURN, KIND_DEAL, KIND_STRIDE
 from cavekit.core.pairs.rules import rules
 
 COPIES = list(rules().copies)

@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from ...core.api import Game, State
-from ...core.pairs.game import KIND_PLAY, KIND_STRIDE
+from ...core.pairs.state import KIND_PLAY, KIND_STRIDE
 from ...core.pairs.rules import NUM_RANKS, round_points
 from ...core.pairs.spec import SPEC
 from ...core.registry import load_game

@@ -11,7 +11,7 @@ from libc.stdint cimport int8_t, int16_t, uint64_t
 from cavekit.core.compiled_common cimport random_below, seed_generator
 
 from ..api import CHANCE as PY_CHANCE, as_action
-from .game import StateMixin
+from .state import StateMixin
 from .reference import ReferenceState
 from .rules import rules
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
-from .game import (KIND_BURN, KIND_CAVE, KIND_DEAL, KIND_DEALER, KIND_PLAY, KIND_REFILL, KIND_STRIDE, KIND_TERMINAL,
+from .state import (KIND_BURN, KIND_CAVE, KIND_DEAL, KIND_DEALER, KIND_PLAY, KIND_REFILL, KIND_STRIDE, KIND_TERMINAL,
                    StateMixin)
 from .rules import NUM_RANKS, Config, capture_target, round_points, rules
 
