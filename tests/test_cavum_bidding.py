@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from cavekit.analysis.cavum import bidding as cb
-from cavekit.analysis.batch import run_match, wilson_interval
+from cavekit.analysis.batch import run_match
+from cavekit.analysis.stats import wilson_interval
 from cavekit.analysis.results import load_results
 
 # ---------------------------------------------------------------- synthetic games

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from cavekit.analysis.pairs import study as pa_
-from cavekit.analysis.batch import run_match, wilson_interval
+from cavekit.analysis.batch import run_match
+from cavekit.analysis.stats import wilson_interval
 from cavekit.core.api import ConfigError, shared_win_returns
 from cavekit.core.pairs.rules import NUM_RANKS
 
