@@ -118,6 +118,27 @@ def test_mean_interval_at_another_level():
     assert (low, high) == pytest.approx(sps.t.interval(0.8, 4, loc=np.mean(x), scale=sps.sem(x)))
 
 
+def test_t_and_wilson_intervals_cover_the_truth_at_about_95_percent():
+    rng = np.random.default_rng(11)
+    reps = 2000
+    t_hits = w_hits = 0
+    for _ in range(reps):
+        x = rng.exponential(2.0, size=15) + rng.normal(0, 1, 15)       # skewed, small sample: mean 2
+        _, low, high = mean_interval(x)
+        t_hits += low <= 2.0 <= high
+        k = int(rng.binomial(40, 0.3))
+        low, high = wilson_interval(k, 40)
+        w_hits += low <= 0.3 <= high
+    # With 2000 replications the coverage is known to about +-1 point.
+    assert 0.92 <= t_hits / reps <= 0.975
+    assert 0.92 <= w_hits / reps <= 0.98
+    rng = np.random.default_rng(5)
+    for rate, trials in ((0.25, 200), (0.5, 60)):
+        hits = rng.binomial(trials, rate, size=2000)
+        covered = np.mean([lo <= rate <= hi for lo, hi in (wilson_interval(h, trials) for h in hits)])
+        assert 0.925 <= covered <= 0.975, (rate, trials, covered)
+
+
 # ---------------------------------------------------------------- bootstrap
 
 def test_bootstrap_is_reproducible_from_its_seed():
