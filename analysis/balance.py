@@ -5,9 +5,9 @@ turns them into HTML and figures). Conventions shared by all tables:
 - A seat's outcome comes from its return, as in `batch.summarize`: above 0 is a win, 0 a draw, below 0 a
   loss; the score rate counts a draw as half a win. Solo games have no outcome, so solo tables leave the
   win columns out.
-- Proportions carry a Wilson 95% interval (`ci95_low`, `ci95_high`); means carry a normal-approximation 95%
-  interval, mean +- 1.96 standard errors (`mean_low`, `mean_high`), which is slightly too narrow below about
-  30 observations and is NaN for a single observation.
+- Proportions carry a Wilson 95% interval (`ci95_low`, `ci95_high`); means carry a Student-t 95% interval,
+  mean +- t(n - 1) standard errors (`mean_low`, `mean_high`), NaN for a single observation. Both come from
+  `analysis/stats.py`.
 """
 from __future__ import annotations
 
@@ -16,22 +16,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .batch import wilson_interval
-
-Z95 = 1.96
-
-
-def seats_of(games: pd.DataFrame) -> int:
-    """Number of seats in a games table (its `agent_0`, `agent_1`, ... columns)."""
-    seats = 0
-    while f"agent_{seats}" in games.columns:
-        seats += 1
-    return seats
+from .stats import mean_interval, seat_count, wilson_interval
 
 
 def seat_rows(games: pd.DataFrame) -> pd.DataFrame:
     """One row per (game, seat): game, player, agent, score, ret, points (1/0.5/0; NaN solo), first."""
-    seats = seats_of(games)
+    seats = seat_count(games)
     parts = []
     for p in range(seats):
         ret = games[f"return_{p}"].astype(float)
@@ -43,18 +33,6 @@ def seat_rows(games: pd.DataFrame) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=["game", "player", "agent", "score", "ret", "points", "first"])
     return pd.concat(parts, ignore_index=True).sort_values(["game", "player"], ignore_index=True)
-
-
-def mean_interval(values: pd.Series | np.ndarray) -> tuple[float, float, float]:
-    """Mean of `values` and its normal-approximation 95% interval (NaN bounds for fewer than 2 values)."""
-    x = np.asarray(values, dtype=float)
-    if len(x) == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(x.mean())
-    if len(x) < 2:
-        return (mean, math.nan, math.nan)
-    half = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return (mean, mean - half, mean + half)
 
 
 def outcome_columns(points: pd.Series) -> dict[str, float]:
@@ -79,7 +57,7 @@ def agent_results(games: pd.DataFrame) -> pd.DataFrame:
     match) counts both seats.
     """
     rows = seat_rows(games)
-    solo = seats_of(games) == 1
+    solo = seat_count(games) == 1
     out = []
     for agent, group in rows.groupby("agent", sort=True):
         row: dict[str, object] = {"agent": agent, "games": len(group)}
@@ -96,7 +74,7 @@ def first_player_advantage(games: pd.DataFrame) -> pd.DataFrame:
     A score rate above 0.5 with an interval that excludes 0.5 means moving first is an advantage. Also
     gives the mean score difference first minus others (two players: first minus second) with its interval.
     """
-    if seats_of(games) < 2:
+    if seat_count(games) < 2:
         raise ValueError("first-player advantage needs games with at least two seats")
     rows = seat_rows(games)
     first = rows[rows["first"]]

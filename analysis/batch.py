@@ -28,6 +28,7 @@ from ..search.agent import make_agent
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
 from .results import ResultsWriter, RunSpec, games_schema, load_games
+from .stats import seat_count, wilson_interval
 
 BACKENDS = ("loky", "dask", "ray")
 # Automatic chunk size: about this many chunks per run (enough to balance the load over a few workers
@@ -283,20 +284,9 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     return pa.concat_tables([tables[k] for k in sorted(tables)]).to_pandas()
 
 
-def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a proportion (draws may count as half successes)."""
-    if trials == 0:
-        return (math.nan, math.nan)
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))   # rounding can step a hair outside [0, 1]
-
-
 def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per-agent results and the first-player advantage of a two-player batch; score spread when solo."""
-    players = sum(1 for c in results.columns if c.startswith("agent_"))
+    players = seat_count(results)
     long = pd.concat([pd.DataFrame({"agent": results[f"agent_{p}"], "seat": p, "score": results[f"score_{p}"],
                                     "ret": results[f"return_{p}"], "first": results["first_player"] == p})
                       for p in range(players)], ignore_index=True)

@@ -31,17 +31,10 @@ import numpy as np
 import pandas as pd
 
 from ..core.api import ConfigError
+from .stats import percentile_interval, seat_count
 
 ELO_SCALE = 400.0 / math.log(10.0)
 DEFAULT_ANCHOR_RATING = 1500.0
-
-
-def seat_count(games: pd.DataFrame) -> int:
-    """Number of seats in a results table (its `agent_0`, `agent_1`, ... columns)."""
-    seats = 0
-    while f"agent_{seats}" in games.columns:
-        seats += 1
-    return seats
 
 
 def pairwise_outcomes(games: pd.DataFrame) -> pd.DataFrame:
@@ -204,8 +197,7 @@ def rate(games: pd.DataFrame, n_boot: int = 1000, seed: int = 0, prior_draws: fl
         replicates = _bootstrap(games, encounters["row"].to_numpy(), a, b, points_a, k, n_boot, seed, prior_draws,
                                 group)
         replicates = _anchored(replicates, agents, anchor)
-        tail = 100 * (1 - confidence) / 2
-        low, high = np.percentile(replicates, [tail, 100 - tail], axis=0)
+        low, high = percentile_interval(replicates, confidence)
         table["elo_ci_low"] = anchor_rating + ELO_SCALE * low
         table["elo_ci_high"] = anchor_rating + ELO_SCALE * high
         table["bt_ci_low"] = np.exp(low)

@@ -27,6 +27,7 @@ from ..core.api import CavekitError
 from ..core.registry import game_spec
 from . import balance
 from .results import ResultsError, load_results, read_manifest
+from .stats import seat_count
 
 FIGURE_DPI = 96
 
@@ -42,7 +43,7 @@ class ReportData:
 
     @property
     def seats(self) -> int:
-        return balance.seats_of(self.games)
+        return seat_count(self.games)
 
     @property
     def partial(self) -> bool:
@@ -193,9 +194,9 @@ def agents_section(data: ReportData) -> Section:
     if data.seats > 1:
         table = combine_interval(table, "score rate [95% Wilson]", "score_rate", "ci95_low", "ci95_high", "rate")
         caption = ("Results of each agent over all the seats it played; the score rate counts a draw as half a "
-                   "win. Brackets are 95% intervals (Wilson for rates, normal approximation for means).")
+                   "win. Brackets are 95% intervals (Wilson for rates, Student t for means).")
     else:
-        caption = "Final scores of the solo agent; brackets are a normal-approximation 95% interval."
+        caption = "Final scores of the solo agent; brackets are a Student-t 95% interval."
     return Section("Results per agent", caption, [table_html(table)])
 
 

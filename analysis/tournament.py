@@ -34,8 +34,9 @@ from tqdm import tqdm
 from ..core.api import ConfigError
 from ..core.registry import load_game
 from ..search.agent import make_agent
-from .batch import run_match, wilson_interval
-from .ratings import DEFAULT_ANCHOR_RATING, pairwise_outcomes, rate, seat_count
+from .batch import run_match
+from .ratings import DEFAULT_ANCHOR_RATING, pairwise_outcomes, rate
+from .stats import seat_count, wilson_interval
 
 
 @dataclass

@@ -1,15 +1,13 @@
-"""Cavum bidding analysis: its tables on synthetic games with planted answers, interval coverage in
-simulation, and one end-to-end run on a tiny real batch."""
+"""Cavum bidding analysis: its tables on synthetic games with planted answers and one end-to-end run on a tiny
+real batch (the t and Wilson intervals it uses are tested in test_stats.py)."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from cavekit.analysis.cavum import bidding as cb
-from cavekit.analysis.batch import run_match, wilson_interval
+from cavekit.analysis.batch import run_match
 from cavekit.analysis.results import load_results
 
 # ---------------------------------------------------------------- synthetic games
@@ -91,38 +89,6 @@ def synthetic(games: int, players: int = 2, edge: float = 0.0, noise: float = 10
 def synthetic_holdings(games: int, **kwargs: object) -> pd.DataFrame:
     g, d = synthetic(games, **kwargs)
     return cb.holdings(g, d, run="synthetic")
-
-
-# ---------------------------------------------------------------- intervals
-
-
-@pytest.mark.parametrize("df, expected", [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228),
-                                          (30, 2.042), (1000, 1.962)])
-def test_t_quantile_matches_the_table(df, expected):
-    assert cb.t_quantile(0.975, df) == pytest.approx(expected, abs=0.005)
-
-
-def test_t_interval_of_constant_and_tiny_samples():
-    assert cb.t_interval([3.0, 3.0, 3.0]) == (3.0, 3.0, 3.0)
-    mean, low, high = cb.t_interval([5.0])
-    assert mean == 5.0 and math.isnan(low) and math.isnan(high)
-    assert all(math.isnan(x) for x in cb.t_interval([]))
-
-
-def test_t_and_wilson_intervals_cover_the_truth_at_about_95_percent():
-    rng = np.random.default_rng(11)
-    reps = 2000
-    t_hits = w_hits = 0
-    for _ in range(reps):
-        x = rng.exponential(2.0, size=15) + rng.normal(0, 1, 15)       # skewed, small sample: mean 2
-        _, low, high = cb.t_interval(x)
-        t_hits += low <= 2.0 <= high
-        k = int(rng.binomial(40, 0.3))
-        low, high = wilson_interval(k, 40)
-        w_hits += low <= 0.3 <= high
-    # With 2000 replications the coverage is known to about +-1 point.
-    assert 0.92 <= t_hits / reps <= 0.975
-    assert 0.92 <= w_hits / reps <= 0.98
 
 
 # ---------------------------------------------------------------- tables from raw rows

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from cavekit.analysis.pairs import study as pa_
-from cavekit.analysis.batch import run_match, wilson_interval
+from cavekit.analysis.batch import run_match
 from cavekit.core.api import ConfigError, shared_win_returns
 from cavekit.core.pairs.rules import NUM_RANKS
 
@@ -104,25 +104,6 @@ def test_the_seat_uniformity_test_flags_an_edge_and_rejects_fair_seats_about_5_p
     assert edge.loc[players, "p_value"] < 1e-3 and edge.loc[players, "df"] == 3
     rejected = [pa_.seat_uniformity({players: run([0.25] * 4)}).loc[players, "p_value"] < 0.05 for _ in range(200)]
     assert 0.01 <= np.mean(rejected) <= 0.10
-
-
-def test_wilson_intervals_cover_the_true_rate_at_about_95_percent():
-    rng = np.random.default_rng(5)
-    for rate, trials in ((0.25, 200), (0.5, 60)):
-        hits = rng.binomial(trials, rate, size=2000)
-        covered = np.mean([lo <= rate <= hi for lo, hi in (wilson_interval(h, trials) for h in hits)])
-        assert 0.925 <= covered <= 0.975, (rate, trials, covered)
-
-
-def test_bootstrap_intervals_cover_the_true_mean_at_about_95_percent():
-    rng = np.random.default_rng(6)
-    covered = []
-    for k in range(400):
-        sample = rng.normal(3.0, 2.0, size=80)
-        low, high = pa_.bootstrap_mean_interval(sample, resamples=1000, seed=k)
-        covered.append(low <= 3.0 <= high)
-    assert 0.92 <= np.mean(covered) <= 0.98
-    assert pa_.bootstrap_mean_interval([1.0, 2.0, 3.0], seed=1) == pa_.bootstrap_mean_interval([1.0, 2.0, 3.0], seed=1)
 
 
 # ----------------------------------------------------------------------------------------------------

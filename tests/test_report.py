@@ -14,7 +14,8 @@ import pytest
 
 from cavekit.analysis import balance
 from cavekit.analysis.cvc import balance as cvc_balance
-from cavekit.analysis.batch import run_match, wilson_interval
+from cavekit.analysis.batch import run_match
+from cavekit.analysis.stats import mean_interval, wilson_interval
 from cavekit.analysis.cli import main
 from cavekit.analysis.report import build_report, reproduce_commands
 from cavekit.analysis.results import MANIFEST, load_results
@@ -47,6 +48,8 @@ def takes(rows: list[tuple[int, int, int, str]], kind: str = "take", column: str
                          "room_furnished": [r[3] if column == "room" else None for r in rows]})
 
 
+T3 = 3.182446305284263      # 97.5% quantile of Student's t with 3 degrees of freedom (table value 3.182)
+
 # A beats B in games 0 and 2, B beats A in game 1, game 3 is drawn; seats rotate.
 GAMES = two_player_games([("A", 30, 1.0, "B", 20, -1.0, 0),
                           ("B", 25, 1.0, "A", 15, -1.0, 0),
@@ -62,7 +65,7 @@ def test_agent_results_count_wins_draws_and_intervals_by_hand():
     assert a["score_rate"] == pytest.approx(2.5 / 4)
     assert (a["ci95_low"], a["ci95_high"]) == pytest.approx(wilson_interval(2.5, 4))
     scores = np.array([30, 15, 40, 22])
-    half = 1.96 * scores.std(ddof=1) / 2
+    half = T3 * scores.std(ddof=1) / 2          # Student t with 3 degrees of freedom: 4 scores
     assert (a["mean_score"], a["mean_low"], a["mean_high"]) == pytest.approx((26.75, 26.75 - half, 26.75 + half))
 
 
@@ -74,7 +77,7 @@ def test_first_player_advantage_by_hand():
     assert (row["ci95_low"], row["ci95_high"]) == pytest.approx(wilson_interval(2.5, 4))
     margins = np.array([30 - 20, 25 - 15, 10 - 40, 22 - 22])
     assert row["mean_score_margin"] == pytest.approx(margins.mean())
-    assert row["margin_high"] - row["mean_score_margin"] == pytest.approx(1.96 * margins.std(ddof=1) / 2)
+    assert row["margin_high"] - row["mean_score_margin"] == pytest.approx(T3 * margins.std(ddof=1) / 2)
 
 
 def test_first_player_advantage_refuses_solo():
@@ -86,7 +89,7 @@ def test_score_summary_per_seat_and_mean_interval_edge_cases():
     by_seat = balance.score_summary(GAMES, by="player")
     assert by_seat.loc[0, "mean"] == pytest.approx((30 + 25 + 40 + 22) / 4)
     assert (by_seat.loc[1, "min"], by_seat.loc[1, "max"]) == (10, 22)
-    mean, low, high = balance.mean_interval(pd.Series([5.0]))
+    mean, low, high = mean_interval(pd.Series([5.0]))
     assert mean == 5.0 and math.isnan(low) and math.isnan(high)
     with pytest.raises(ValueError, match="agent"):
         balance.score_summary(GAMES, by="tile")

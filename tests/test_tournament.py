@@ -8,6 +8,7 @@ import pytest
 
 from cavekit.analysis.cli import main
 from cavekit.analysis.ratings import rate
+from cavekit.analysis.stats import Z95
 from cavekit.analysis.tournament import (first_seat_advantage, head_to_head, pairing_seed, pairings, run_tournament,
                                          standings_table)
 from cavekit.core import registry
@@ -122,7 +123,7 @@ def test_first_seat_advantage_counts_the_first_movers_points():
     first = first_seat_advantage(games).iloc[0]
     assert (first["games"], first["first_seat_wins"], first["draws"], first["first_seat_losses"]) == (10, 6, 2, 2)
     assert first["first_seat_score_rate"] == pytest.approx(0.7)
-    z = 1.96
+    z = Z95                      # the exact normal quantile, 1.959963984540054
     centre = (0.7 + z * z / 20) / (1 + z * z / 10)
     assert (first["ci_low"] + first["ci_high"]) / 2 == pytest.approx(centre)
 

@@ -27,33 +27,16 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ..batch import run_match, wilson_interval
+from ..batch import run_match
+from ..stats import mean_interval, seat_count, wilson_interval
 
 GOOD, TARGET = 80, 100
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 
-def _t_quantile(df: int) -> float:
-    try:
-        from scipy.stats import t
-        return float(t.ppf(0.975, df))
-    except ImportError:            # scipy is optional: the normal quantile
-        return 1.96
-
-
-def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
-    """The mean and its 95% t-interval (a single value: the interval is that value)."""
-    x = np.asarray(values, float)
-    mean = float(x.mean())
-    if len(x) < 2:
-        return mean, math.nan, math.nan
-    half = _t_quantile(len(x) - 1) * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return mean, mean - half, mean + half
-
-
 def score_stats(games: pd.DataFrame) -> dict[str, Any]:
     """Score statistics of one results table (every seat pooled; the mean's interval over per-game means)."""
-    seats = sum(1 for c in games.columns if c.startswith("score_"))
+    seats = seat_count(games)
     scores = np.concatenate([games[f"score_{p}"].to_numpy(float) for p in range(seats)])
     per_game = games[[f"score_{p}" for p in range(seats)]].to_numpy(float).mean(axis=1)
     mean, low, high = mean_interval(per_game)

@@ -42,50 +42,19 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from statistics import NormalDist
 from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..balance import seats_of
-from ..batch import wilson_interval
 from ..results import load_results
+from ..stats import mean_interval, seat_count, t_quantile, wilson_interval
 
 CLUSTER = ["run", "game"]                        # a game is identified by its results folder and index
 DEFAULT_BID_BINS = (0, 1, 5, 10, 20, 30, 61)     # winning-bid bins [a, b) for the empirical bid curve
 
 
 # -- intervals -----------------------------------------------------------------------------------------------
-
-def t_quantile(p: float, df: float) -> float:
-    """Quantile `p` of Student's t with `df` degrees of freedom (exact for df 1 and 2, else Hill's expansion)."""
-    if df <= 0 or not 0 < p < 1:
-        return math.nan
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
-    z = NormalDist().inv_cdf(p)
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
-    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
-
-
-def t_interval(values: Iterable[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of `values` and its Student-t interval (NaN bounds for fewer than two values)."""
-    x = np.asarray(list(values) if not isinstance(values, (np.ndarray, pd.Series)) else values, dtype=float)
-    x = x[~np.isnan(x)]
-    if len(x) == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(x.mean())
-    if len(x) < 2:
-        return (mean, math.nan, math.nan)
-    half = t_quantile(0.5 + level / 2, len(x) - 1) * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return (mean, mean - half, mean + half)
-
 
 def error_bars(table: pd.DataFrame, column: str, scale: float = 1.0) -> np.ndarray:
     """Matplotlib `yerr` for `column` and its `column_low` / `column_high` interval (2 x n, never negative)."""
@@ -96,7 +65,7 @@ def error_bars(table: pd.DataFrame, column: str, scale: float = 1.0) -> np.ndarr
 
 
 def _mean_columns(values: Iterable[float], prefix: str) -> dict[str, float]:
-    mean, low, high = t_interval(values)
+    mean, low, high = mean_interval(values)
     return {prefix: mean, f"{prefix}_low": low, f"{prefix}_high": high}
 
 
@@ -129,7 +98,7 @@ def auctions(games: pd.DataFrame, decisions: pd.DataFrame, run: str = "run") -> 
     """One row per sequence card taken: run, players, game, phase, auction (1-based in the phase), player,
     card, price paid, alone (taken without an auction), bids, bidders, opening bid, and the turn position
     the card gave in that phase (1 = first)."""
-    players = seats_of(games)
+    players = seat_count(games)
     rows = decisions[decisions["stage"].isin(["auction", "card choice"])].sort_values(["game", "ply"])
     choice = (rows["stage"] == "card choice").astype(int)
     block = choice.groupby(rows["game"]).cumsum() - choice           # auction rows share their choice's block
@@ -162,7 +131,7 @@ def holdings(games: pd.DataFrame, decisions: pd.DataFrame, run: str = "run") -> 
     the phase's auctions to the end: `gain` (net), `play_gain` (payments of this and later phases added
     back), `phase_gain` (this phase's price added back), each also as a margin over the other players' mean
     (`margin_play`, `margin_phase`; `margin` is the final margin as the game counts it)."""
-    players = seats_of(games)
+    players = seat_count(games)
     a = auctions(games, decisions, run).drop(columns=["run", "players"])
     final = []
     for p in range(players):
@@ -194,7 +163,7 @@ def colour_sales(games: pd.DataFrame, decisions: pd.DataFrame, run: str = "run")
     """One row per colour auction with at least one decision: phase, colour, price on the scale, holders
     who decided, bids, opening and accepted bid, sold, stones sold, the seller, its turn position and the
     stones of that colour it held."""
-    players = seats_of(games)
+    players = seat_count(games)
     rows = decisions[decisions["stage"].isin(["colour bid", "colour sell"])].sort_values(["game", "ply"])
     rows = rows.assign(bid_value=_bid_value(rows["action_text"]).to_numpy(),
                        sold=pd.to_numeric(rows["action_text"].str.extract(r"^sell (\d+)$", expand=False),
@@ -229,7 +198,7 @@ def load_bidding(folders: str | Path | Sequence[str | Path]) -> dict[str, pd.Dat
         if "stage" not in decisions.columns:
             raise ValueError(f"{folder} has no Cavum decision columns (is it a cavum results folder?)")
         run = Path(folder).name
-        parts["games"].append(_with_run(games, run, seats_of(games)))
+        parts["games"].append(_with_run(games, run, seat_count(games)))
         parts["auctions"].append(auctions(games, decisions, run))
         parts["holdings"].append(holdings(games, decisions, run))
         parts["colour_sales"].append(colour_sales(games, decisions, run))
@@ -241,7 +210,7 @@ def game_speed(game_table: pd.DataFrame) -> pd.DataFrame:
     each worker) with t interval, games per second, and mean decisions and steps per game."""
     out = []
     for players, g in game_table.groupby("players", sort=True):
-        mean, low, high = t_interval(g["seconds"])
+        mean, low, high = mean_interval(g["seconds"])
         out.append({"players": players, "games": len(g), "seconds_per_game": mean, "seconds_low": low,
                     "seconds_high": high, "games_per_second": 1 / mean if mean else math.nan,
                     "decisions_per_game": g["decisions"].mean(), "steps_per_game": g["length"].mean()})
@@ -308,7 +277,7 @@ def position_value(holding_table: pd.DataFrame, by: str = "position", pooled: bo
                 for column in margins:
                     row.update(_mean_columns(values[column], column))
                 if phase == "all":
-                    mean, low, high = t_interval(values["win"])
+                    mean, low, high = mean_interval(values["win"])
                     row.update({"win_rate": mean, "win_rate_low": max(0.0, low), "win_rate_high": min(1.0, high)})
                 else:
                     row.update(_rate_columns(float(k["win"].sum()), len(k), "win_rate"))
@@ -356,7 +325,7 @@ def _ols_intercept(y: np.ndarray, x: np.ndarray, level: float = 0.95) -> tuple[f
     """Intercept of y ~ 1 + x (the value at x = 0, equal pre-auction scores) with an HC1-robust t interval."""
     n = len(y)
     if n < 3 or np.all(x == x[0]):
-        return t_interval(y, level)
+        return mean_interval(y, level)
     X = np.column_stack([np.ones(n), x])
     xtx_inv = np.linalg.inv(X.T @ X)
     beta = xtx_inv @ X.T @ y
@@ -381,7 +350,7 @@ def break_even_bids(holding_table: pd.DataFrame, measure: str = "play", adjust: 
             for position, k in g.groupby("position", sort=True):
                 values = _cluster_means(k, [gain, "pre_diff"]) if phase == "all" else k
                 y, x = values[gain].to_numpy(float), values["pre_diff"].to_numpy(float)
-                mean, low, high = _ols_intercept(y, x) if adjust else t_interval(y)
+                mean, low, high = _ols_intercept(y, x) if adjust else mean_interval(y)
                 out.append({"players": players, "phase": phase, "position": position, "vs_position": position + 1,
                             "measure": measure, "adjusted": adjust, "n": len(y), "break_even": mean,
                             "break_even_low": low, "break_even_high": high})

@@ -4,7 +4,7 @@ They read the decisions table's `round`, `kind`, `tile` and `room_furnished` col
 `DECISION_FIELDS`). A player "took" a tile or "furnished" a room in a game when at least one of their decisions
 in that game did so; the win rate and mean score of takers are over those (game, player) pairs, so a player who
 took a tile twice counts once there, while `times_taken` and `mean_round` count every take. The conventions of
-`cavekit.analysis.balance` hold (Wilson intervals for proportions, normal-approximation intervals for means).
+`cavekit.analysis.balance` hold (Wilson intervals for proportions, Student-t intervals for means).
 """
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..balance import outcome_columns, score_columns, seat_rows, seats_of
+from ..balance import outcome_columns, score_columns, seat_rows
+from ..stats import seat_count
 
 
 def _taker_table(events: pd.DataFrame, games: pd.DataFrame, column: str, names: Sequence[str] | None,
                  count_name: str) -> pd.DataFrame:
     """Per value of `column` in the decision rows `events`: counts, mean round, and how its takers fared."""
     rows = seat_rows(games).set_index(["game", "player"])
-    solo = seats_of(games) == 1
+    solo = seat_count(games) == 1
     n_games = games["game"].nunique()
     events = events[events["game"].isin(games["game"])]
     out = []
@@ -116,7 +117,7 @@ def first_pick_outcomes(decisions: pd.DataFrame, games: pd.DataFrame) -> pd.Data
     takes = decisions[decisions["kind"] == "take"].sort_values(["game", "ply"])
     firsts = takes.groupby(["game", "round"], sort=False).head(1)
     rows = seat_rows(games).set_index(["game", "player"])
-    solo = seats_of(games) == 1
+    solo = seat_count(games) == 1
     reached = firsts.groupby("round")["game"].nunique()
     out = []
     for (rnd, tile), group in firsts.groupby(["round", "tile"]):

@@ -17,7 +17,8 @@ Two questions, two methods:
   of the room to a player who builds it (an instrumental-variable ratio; its interval ignores the
   uncertainty of the build rate, which is small next to the effect's).
 
-All intervals are 95%: normal approximation, mean +- 1.96 standard errors.
+All intervals are 95%: the regression's are Wald intervals, coefficient +- 1.96 (`stats.Z95`) robust standard
+errors; the paired differences' are Student-t intervals, mean +- t(n - 1) standard errors (`stats.mean_interval`).
 """
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ from tqdm import tqdm
 
 from ...core.api import ConfigError
 from ...core.cvc.rules import NUM_ROOMS, rules
-from ..balance import Z95, mean_interval, seat_rows
+from ..balance import seat_rows
 from ..batch import run_match
 from ..results import ResultsError, load_games, load_results
+from ..stats import Z95, mean_interval
 
 EXPERIMENT_FILE = "room_bans.json"
 BASELINE = "baseline"

@@ -16,9 +16,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..balance import Z95, first_player_advantage, score_summary
+from ..balance import first_player_advantage, score_summary
 from .balance import tile_table
 from ..results import load_results, read_manifest
+from ..stats import Z95
 from .room_values import room_regression
 
 

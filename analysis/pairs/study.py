@@ -16,7 +16,7 @@ of these).
   each rank's majority. Regressing on the point differences themselves is degenerate: the points of the ten
   ranks add up to the score, which decides the winner, so the data are perfectly separated.
 
-Only numpy and pandas: intervals are Wilson (proportions), percentile bootstrap (means) and Wald with
+Intervals (from `analysis/stats.py`) are Wilson (proportions), percentile bootstrap (means) and Wald with
 cluster-robust (by game) standard errors (the regression).
 """
 from __future__ import annotations
@@ -31,11 +31,8 @@ import pandas as pd
 
 from ...core.api import ConfigError
 from ...core.pairs.rules import NUM_RANKS
-from ..batch import wilson_interval
 from ..results import load_games, read_manifest
-
-Z95 = 1.959963984540054
-LEVEL = 0.95
+from ..stats import Z95, bootstrap_difference, bootstrap_means, percentile_interval, seat_count, wilson_interval
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -50,10 +47,8 @@ def load_pairs_games(folder: str | Path) -> pd.DataFrame:
 
 
 def players_of(games: pd.DataFrame) -> int:
-    """Number of seats in a games table (its `agent_0`, `agent_1`, ... columns)."""
-    seats = 0
-    while f"agent_{seats}" in games.columns:
-        seats += 1
+    """Number of seats in a games table of The Cave (`stats.seat_count`), refusing fewer than two."""
+    seats = seat_count(games)
     if seats < 2:
         raise ConfigError("a games table of The Cave needs at least the columns agent_0 and agent_1")
     return seats
@@ -90,32 +85,6 @@ def rank_points(games: pd.DataFrame) -> np.ndarray:
     if points.shape[2] != NUM_RANKS:
         raise ConfigError(f"rank points should list {NUM_RANKS} ranks per seat, found {points.shape[2]}")
     return points
-
-
-# ----------------------------------------------------------------------------------------------------
-# Intervals
-
-def bootstrap_mean_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL, resamples: int = 2000,
-                            seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of `values` (resampled with replacement, seeded)."""
-    data = np.asarray(values, dtype=float)
-    if data.size == 0:
-        return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    means = _bootstrap_means(data[:, None], resamples, rng)[:, 0]
-    tail = (1 - level) / 2
-    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
-
-
-def _bootstrap_means(data: np.ndarray, resamples: int, rng: np.random.Generator, batch: int = 250) -> np.ndarray:
-    """Means of the columns of `data` (rows resampled together) for each of `resamples` resamples."""
-    rows = data.shape[0]
-    out = np.empty((resamples, data.shape[1]))
-    for start in range(0, resamples, batch):
-        stop = min(resamples, start + batch)
-        picks = rng.integers(0, rows, size=(stop - start, rows))
-        out[start:stop] = data[picks].mean(axis=1)
-    return out
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -267,7 +236,6 @@ def compare_subjects(fair: SubjectGames, cheat: SubjectGames, paired: bool, resa
     if paired and not np.array_equal(fair.games, cheat.games):
         raise ConfigError("paired runs must hold the same game indices")
     rng = np.random.default_rng(seed)
-    tail = (1 - LEVEL) / 2
     rows = []
     for measure in ("credit", "margin"):
         a, b = getattr(fair, measure), getattr(cheat, measure)
@@ -278,18 +246,12 @@ def compare_subjects(fair: SubjectGames, cheat: SubjectGames, paired: bool, resa
             if measure == "credit":
                 low, high = wilson_interval(float(values.sum()), values.size)
             else:
-                means = _bootstrap_means(values[:, None], resamples, rng)[:, 0]
-                low, high = np.quantile(means, tail), np.quantile(means, 1 - tail)
+                low, high = percentile_interval(bootstrap_means(values, resamples, rng))
             row[f"{name}_low"], row[f"{name}_high"] = float(low), float(high)
-        if paired:
-            diffs = _bootstrap_means((b - a)[:, None], resamples, rng)[:, 0]
-            row["correlation"] = float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else math.nan
-        else:
-            diffs = (_bootstrap_means(b[:, None], resamples, rng)[:, 0]
-                     - _bootstrap_means(a[:, None], resamples, rng)[:, 0])
-            row["correlation"] = math.nan
-        row["difference_low"], row["difference_high"] = (float(np.quantile(diffs, tail)),
-                                                         float(np.quantile(diffs, 1 - tail)))
+        diffs = bootstrap_difference(a, b, paired, resamples, rng)
+        row["correlation"] = (float(np.corrcoef(a, b)[0, 1]) if paired and a.std() > 0 and b.std() > 0
+                              else math.nan)
+        row["difference_low"], row["difference_high"] = percentile_interval(diffs)
         rows.append(row)
     return pd.DataFrame(rows).set_index("measure")
 
@@ -320,14 +282,13 @@ def rank_margins(games: pd.DataFrame, resamples: int = 4000, seed: int = 0) -> p
     margins = mine - others
     best_other = np.where(np.arange(n)[None, :, None] == winner[:, None, None], -np.inf, points[sole]).max(axis=1)
     took = mine > best_other
-    boot = _bootstrap_means(margins, resamples, np.random.default_rng(seed))
-    tail = (1 - LEVEL) / 2
+    boot_low, boot_high = percentile_interval(bootstrap_means(margins, resamples, np.random.default_rng(seed)))
     total = margins.sum(axis=1).mean()
     rows = []
     for r in range(NUM_RANKS):
         low, high = wilson_interval(float(took[:, r].sum()), sole.size)
         rows.append({"rank": r + 1, "games": sole.size, "mean_margin": margins[:, r].mean(),
-                     "ci95_low": np.quantile(boot[:, r], tail), "ci95_high": np.quantile(boot[:, r], 1 - tail),
+                     "ci95_low": boot_low[r], "ci95_high": boot_high[r],
                      "share_of_margin": margins[:, r].mean() / total if total else math.nan,
                      "winner_took_rank": took[:, r].mean(), "took_low": low, "took_high": high})
     return pd.DataFrame(rows).set_index("rank")
