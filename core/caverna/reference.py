@@ -28,12 +28,24 @@ carried out automatically as soon as the tree reaches them; goods parts that are
 Sowing, expeditions, Ore trading and the Weekly market are repeatable parts: they stay open while the player
 keeps doing them and close when the player does anything else. A loot item that needs a placement or a
 payment (furnish, stable, tile, pasture, sow, breed) must be carried out next. A dwarf may only be placed on
-a space where something can actually be carried out (goods taken automatically, or a feasible choice).
-`end turn` is legal once the tree is satisfied, or when nothing more can be done.
+a space where something can actually be carried out (goods taken automatically, or a feasible choice); the
+refusal names the space and what is missing. `end turn` is legal once the tree is satisfied, or when nothing
+more can be done after something was carried out.
 
-Any-time actions are offered where they matter: conversions (food table, rubies as wild cards, furnishing
-trades) during your own turn after placing a dwarf, during your feeding, and whenever animals do not fit;
-single tiles bought with rubies during your own turn after placing. Animals: after every change the engine
+Any-time conversions (issue 18): every cost and precondition counts what the player could get by converting
+now (the food table, rubies as wild cards, the furnishings' trades: `conversions.py`), before a dwarf is placed
+and in the middle of a payment, and the one payment routine `_pay` converts what is missing first
+(`conversions.payment_plan`: the conversions losing the fewest points; a player who wants another way converts
+first). `_affords` is the one affordability check (placement legality, sub-actions, furnishing, sowing,
+forging, trading, the market, Imitation) and `food_potential` the one "food this player can raise now"
+(Imitation, feeding). Feeding: `feed` raises the missing food by converting as far as the player can, and
+only the food still missing becomes begging markers (converting never costs more points than the 3 of a
+begging marker per food; ties: the last animal of a type). Imitation's food is paid first, then the space
+imitated must still be possible. The Peaceful cave and the Working cave are never used automatically.
+Conversions are also offered as actions where they matter: during your own turn after placing a dwarf, during
+your feeding, and whenever animals do not fit; single tiles bought with rubies during your own turn after
+placing. While the space has not been carried out at all, a conversion (or ruby tile, or weapon discard) that
+would leave it impossible is refused: a dwarf never stands on a space without carrying out any of it. Animals: after every change the engine
 asks `husbandry.can_accommodate`; while it is false the only legal actions are `release <animal>` and the
 animal conversions to food.
 Furnishing payments: the cost after the Carpenter and Stone carver discounts; when the Builder makes more than one
@@ -48,12 +60,14 @@ A dwarf that no space can take (possible with 6-dwarf families at 7 players) sta
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from . import board as hb
+from . import conversions as cv
 from . import furnishings as fu
 from . import husbandry as hu
 from .actions import (BREED, BUY_TILE, CONVERT, END_TURN, FEED, FURNISH, HARVEST_CHOICE, IMITATE, ORDER, PAY,
@@ -477,15 +491,17 @@ class ReferenceState(StateMixin):
                 actions += [table.order[w] for w in set(p.ready) if w > 0 and w != default]
             return sorted(actions)
         actions = self._conversions(player) + self._ruby_tiles(player)
+        if self._nothing_done_yet(t):   # the space must still be carried out after any conversion
+            actions = [a for a in actions if self._keeps_turn_possible(player, table.specs[a])]
         if t.tree is None:              # on an Imitation space, target not chosen yet
             targets = [table.imitate[s] for s in self._imitation_targets(player)
                        if self._imitate_problem(player, s) is None]
             actions += targets
-            if not targets:
+            if not targets:             # unreachable: the placement was refused then
                 actions.append(table.end_turn)
             return sorted(actions)
         if t.payment is not None:
-            return sorted(table.pay[swaps] for swaps in self._payment_choices(p, t.payment[0], t.payment[2]))
+            return sorted(table.pay[swaps] for swaps in self._payment_choices(player, t.payment[0], t.payment[2]))
         if t.pending:
             own = self._pending_actions(player, t)
             actions += own
@@ -551,14 +567,23 @@ class ReferenceState(StateMixin):
             return "you have no dwarf left to place"
         s = rules().action_spaces[space]
         if s.food_cost is not None:
-            if not any(self._imitate_problem(player, target, space) is None
-                       for target in self._imitation_targets(player)):
-                return "there is nothing you could imitate now (or you cannot pay its food)"
-            return None
+            targets = self._imitation_targets(player)
+            if not targets:
+                return f"{space}: no action space occupied by an opponent can be imitated now"
+            cost = imitation_cost(space, self._n, self._config)
+            if not self._affords(player, {"food": cost}):
+                return self._imitate_problem(player, targets[0], space)
+            problems = []
+            for target in targets:
+                why = self._imitate_problem(player, target, space)
+                if why is None:
+                    return None
+                problems.append(why)
+            return f"{space}: nothing of the spaces you could imitate can be carried out now ({'; '.join(problems)})"
         t = Turn(space, self._next_weapon(p))
         t.tree = tree_of(resolve_weapon(s.effect, t.dwarf > 0))
         if not self._tree_feasible(player, t):
-            return "nothing on this space can be carried out now"
+            return f"{space}: nothing on it can be carried out now ({self._tree_problems(player, t)})"
         return None
 
     def _tree_feasible(self, player: int, t: Turn) -> bool:
@@ -604,15 +629,25 @@ class ReferenceState(StateMixin):
         p = self.players[player]
         imitation = imitation or (self.turn.space if self.turn else "")
         cost = imitation_cost(imitation, self._n, self._config)
-        food = p.goods["food"] if self.turn is not None else _food_potential(p)
-        if food < cost:
-            return f"imitation costs {cost} food, you have {p.goods['food']}"
+        if not self._affords(player, {"food": cost}):
+            return (f"{imitation}: imitation costs {cost} food and you can raise only {self.food_potential(player)}"
+                    f" (food in hand and conversions counted)")
         real = self.imitated.get(target, target)
         t = Turn(imitation, self.turn.dwarf if self.turn else self._next_weapon(p))
         t.imitating = True
         t.tree = tree_of(resolve_weapon(rules().action_spaces[real].effect, t.dwarf > 0))
-        if not self._tree_feasible(player, t):
-            return f"nothing of {real} can be carried out now"
+        if p.goods["food"] >= cost:     # what is left once the food is paid
+            p.goods["food"] -= cost
+            try:
+                feasible = self._tree_feasible(player, t)
+            finally:
+                p.goods["food"] += cost
+        else:
+            with self._trial(player):
+                self._pay(player, {"food": cost})
+                feasible = self._tree_feasible(player, t)
+        if not feasible:
+            return f"nothing of {real} can be carried out now ({self._tree_problems(player, t)})"
         return None
 
     # the tree's atoms --------------------------------------------------------------------------------
@@ -644,15 +679,16 @@ class ReferenceState(StateMixin):
         if kind == "family_growth":
             return [table.grow] if fu.can_grow_family(p.board, p.dwarfs) else []
         if kind == "trade":
-            return [table.trade] if _pay_ok(p.goods, e.arg("pay")) else []
+            return [table.trade] if self._affords(player, e.arg("pay")) else []
         if kind == "market":
             bought = t.bought if t.open == n else []
-            return [i for g, i in table.market.items() if g not in bought and p.goods["gold"] >= table.specs[i].number]
+            return [i for g, i in table.market.items()
+                    if g not in bought and self._affords(player, {"gold": table.specs[i].number})]
         if kind == "forge_weapon":
             if t.dwarf > 0:
                 return []
             return [i for k, i in table.forge.items() if k <= int(e.arg("max_strength", 8))
-                    and _pay_ok(p.goods, fu.forge_cost(p.board, k))]
+                    and self._affords(player, fu.forge_cost(p.board, k))]
         if kind == "expedition":
             if t.dwarf == 0:
                 return []
@@ -673,7 +709,7 @@ class ReferenceState(StateMixin):
             fields = hb.sowable_fields(p.board, self._config)
             for crop in ("grain", "vegetable"):
                 mx = int(e.arg(f"max_{crop}_fields", limits[crop]))
-                if p.goods[crop] > 0 and sown[crop] < mx:
+                if sown[crop] < mx and self._affords(player, {crop: 1}):
                     for pos in fields:
                         if (crop, pos) in table.sow:
                             out.append(table.sow[crop, pos])
@@ -682,7 +718,7 @@ class ReferenceState(StateMixin):
             return [table.breed[ts] for ts in self._breed_choices(player, int(e.arg("max_types", 2)))]
         if kind == "build_stable":
             cost = fu.stable_cost(p.board, e.arg("cost", {}))
-            if not _pay_ok(p.goods, cost):
+            if not self._affords(player, cost):
                 return []
             return list(stable_ids(p.board, self._config))
         if kind == "furnish":
@@ -693,7 +729,7 @@ class ReferenceState(StateMixin):
                     continue
                 if not f.unlimited and f.id in self.built:
                     continue
-                if not self._can_pay_furnishing(p, f.id, pay):
+                if not self._can_pay_furnishing(player, f.id, pay):
                     continue
                 for pos in furnish_targets(p.board, f.id, self._config):
                     if (f.id, pos) in table.furnish:
@@ -705,7 +741,7 @@ class ReferenceState(StateMixin):
         tiles = self._atom_tiles(e)
         if kind in ("fence_small_pasture", "fence_large_pasture"):
             cost = self._fence_cost(p, t, e)
-            if not _pay_ok(p.goods, cost):
+            if not self._affords(player, cost):
                 return []
         for tile in tiles:
             for i in tile_ids(p.board, tile, self._config):
@@ -751,17 +787,25 @@ class ReferenceState(StateMixin):
         cost = None if pay == "printed cost" else tuple(sorted(pay.items()))
         return payment_choices(p.board, fid, self._config, cost)
 
-    def _payment_choices(self, p: Player, fid: str, pay: Any) -> dict[tuple[str, ...], dict[str, int]]:
-        """The affordable ways to pay for `fid` (keyed by Builder swaps; one per distinct payment)."""
-        choices: dict[tuple[str, ...], dict[str, int]] = {}
+    def _payment_choices(self, player: int, fid: str, pay: Any) -> dict[tuple[str, ...], dict[str, int]]:
+        """The ways to pay for `fid` (keyed by Builder swaps; one per distinct payment): those the player holds,
+        or if none, those the player can pay by converting."""
+        p = self.players[player]
+        held: dict[tuple[str, ...], dict[str, int]] = {}
+        converted: dict[tuple[str, ...], dict[str, int]] = {}
         for swaps, option in self._payments(p, fid, pay):
-            if _pay_ok(p.goods, dict(option)) and dict(option) not in choices.values():
-                choices[swaps] = dict(option)
-        return choices
+            cost = dict(option)
+            if cost in held.values() or cost in converted.values():
+                continue
+            if _pay_ok(p.goods, cost):
+                held[swaps] = cost
+            elif not held and self._affords(player, cost):
+                converted[swaps] = cost
+        return held or converted
 
-    def _can_pay_furnishing(self, p: Player, fid: str, pay: Any) -> bool:
-        """Whether some payment for `fid` is affordable (the legality check; `_payment_choices` lists them)."""
-        return any(all(p.goods.get(g, 0) >= n for g, n in option) for _, option in self._payments(p, fid, pay))
+    def _can_pay_furnishing(self, player: int, fid: str, pay: Any) -> bool:
+        """Whether some payment for `fid` is affordable, conversions counted (`_payment_choices` lists them)."""
+        return any(self._affords(player, dict(option)) for _, option in self._payments(self.players[player], fid, pay))
 
     def _guest(self, player: int, t: Turn) -> bool:
         """Whether the Guest room turns this turn's either/or into and/or."""
@@ -776,7 +820,8 @@ class ReferenceState(StateMixin):
             return True
         if e.kind == "sow":
             p = self.players[player]
-            return bool(hb.sowable_fields(p.board, self._config)) and (p.goods["grain"] > 0 or p.goods["vegetable"] > 0)
+            return bool(hb.sowable_fields(p.board, self._config)) and (
+                self._affords(player, {"grain": 1}) or self._affords(player, {"vegetable": 1}))
         return bool(self._atom_actions(player, t, e, -3, first=True))
 
     def _breed_choices(self, player: int, max_types: int) -> list[tuple[str, ...]]:
@@ -937,7 +982,7 @@ class ReferenceState(StateMixin):
             self._place_tile(player, spec.placement)  # type: ignore[arg-type]
         elif kind == IMITATE:
             assert t is not None
-            p.goods["food"] -= imitation_cost(t.space, self._n, self._config)
+            self._pay(player, {"food": imitation_cost(t.space, self._n, self._config)})
             real = self.imitated.get(spec.space, spec.space)
             t.target = real
             t.imitating = True
@@ -1098,7 +1143,7 @@ class ReferenceState(StateMixin):
         fid, pos, pay, n = t.payment
         t.payment = None
         p = self.players[player]
-        self._pay(p, self._payment_choices(p, fid, pay)[swaps])
+        self._pay(player, self._payment_choices(player, fid, pay)[swaps])
         self._furnish(player, fid, pos)
         if n == -2:
             t.pending.pop()
@@ -1125,22 +1170,22 @@ class ReferenceState(StateMixin):
         elif kind == "family_growth":
             p.newborns += 1
         elif kind == "trade":
-            self._pay(p, e.arg("pay"))
+            self._pay(player, e.arg("pay"))
             self._gain(player, dict(e.arg("get")))
         elif kind == "market":
             t.bought.append(spec.good)
-            p.goods["gold"] -= spec.number
+            self._pay(player, {"gold": spec.number})
             self._gain(player, {spec.good: 1})
         elif kind == "forge_weapon":
-            self._pay(p, fu.forge_cost(p.board, spec.number))
+            self._pay(player, fu.forge_cost(p.board, spec.number))
             t.dwarf = spec.number
         elif kind == "expedition":
             t.exp_items.append(spec.item)
             item = next(x for x in loot_items(self._config) if x.id == spec.item)
             self._loot(player, t, item.effect)
         elif kind == "sow":
+            self._pay(player, {spec.crop: 1})
             p.board = hb.sow(p.board, spec.pos, spec.crop, self._config)  # type: ignore[arg-type]
-            p.goods[spec.crop] -= 1
             if n != -2:
                 t.sown[spec.crop] += 1
             if hb.owns(p.board, "stubble_room"):
@@ -1148,28 +1193,166 @@ class ReferenceState(StateMixin):
         elif kind == "breed":
             self._breed(player, spec.types)
         elif kind == "build_stable":
-            self._pay(p, fu.stable_cost(p.board, e.arg("cost", {})))
+            self._pay(player, fu.stable_cost(p.board, e.arg("cost", {})))
             stable = hb.Placement("stable", (spec.pos,), ())  # type: ignore[arg-type]
             p.board = hb.place(p.board, "stable", stable, self._config)
         elif kind == "furnish":
             pay = e.arg("pay", "printed cost")
-            choices = self._payment_choices(p, spec.fid, pay)
+            choices = self._payment_choices(player, spec.fid, pay)
             if len(choices) > 1:
                 t.payment = (spec.fid, spec.pos, pay, n)
                 return
-            self._pay(p, next(iter(choices.values())))
+            self._pay(player, next(iter(choices.values())))
             self._furnish(player, spec.fid, spec.pos)  # type: ignore[arg-type]
         elif kind in ("fence_small_pasture", "fence_large_pasture"):
-            self._pay(p, self._fence_cost(p, t, e))
+            self._pay(player, self._fence_cost(p, t, e))
             if n != -2:
                 t.fence_discounted = True
             self._place_tile(player, spec.placement)  # type: ignore[arg-type]
         else:   # place_twin_tile, place_tile, place_single_tile
             self._place_tile(player, spec.placement)  # type: ignore[arg-type]
 
-    def _pay(self, p: Player, cost: dict[str, int]) -> None:
+    # paying, converting when needed ------------------------------------------------------------------
+
+    def _conversion_sources(self, player: int) -> tuple[frozenset[str], frozenset[str]]:
+        """(sources, once) for `conversions`: the food table, rubies and the furnishings' trades the player may
+        use now, and those of them limited to one more use (`anytime_trades_once_per_harvest`)."""
+        p = self.players[player]
+        sources = frozenset({"food_conversion", "ruby"}) | owned_ids(p.board)
+        if not self._config.anytime_trades_once_per_harvest:
+            return sources, frozenset()
+        sources -= p.trades_used
+        return sources, sources & ONCE_PER_HARVEST
+
+    def _affords(self, player: int, cost: dict[str, int]) -> bool:
+        """Whether the player holds `cost` or can get it by converting now (`conversions.can_afford`)."""
+        p = self.players[player]
+        if all((p.goods[g] if g in p.goods else p.animals[g]) >= n for g, n in cost.items()):
+            return True
+        sources, once = self._conversion_sources(player)
+        return cv.can_afford(cv.holdings(p.goods, p.animals), cv.as_cost(cost), sources, once)
+
+    def food_potential(self, player: int) -> int:
+        """The most food the player can hold now, converting what the rules allow (`conversions.food_potential`)."""
+        p = self.players[player]
+        sources, once = self._conversion_sources(player)
+        return cv.food_potential(cv.holdings(p.goods, p.animals), sources, once)
+
+    def _raise(self, player: int, cost: dict[str, int]) -> None:
+        """Carry out the conversions `conversions.payment_plan` chooses, so that the player holds `cost` (the
+        caller checked `_affords`); nothing when the player holds it already."""
+        p = self.players[player]
+        if all((p.goods[g] if g in p.goods else p.animals[g]) >= n for g, n in cost.items()):
+            return
+        sources, once = self._conversion_sources(player)
+        plan = cv.payment_plan(cv.holdings(p.goods, p.animals), cv.as_cost(cost), sources, once)
+        assert plan is not None, f"cannot pay {cost}"
+        specs = action_table().specs
+        for i in plan:
+            self._convert(player, specs[i])
+
+    def _pay(self, player: int, cost: dict[str, int]) -> None:
+        """The one payment routine: pay `cost`, converting first when the player does not hold all of it."""
+        p = self.players[player]
+        self._raise(player, cost)
         for g, n in cost.items():
-            p.goods[g] -= n
+            if g in p.goods:
+                p.goods[g] -= n
+            else:
+                p.animals[g] -= n
+
+    @contextmanager
+    def _trial(self, player: int) -> Iterator[None]:
+        """Try something on the player's supply, animals, board and dwarfs; everything is put back after."""
+        p = self.players[player]
+        t = self.turn
+        saved = (p.goods, p.animals, p.board, p.trades_used, p.ready, p.placed, self.overflow,
+                 t.dwarf if t is not None else 0)
+        p.goods, p.animals, p.ready, p.placed = dict(p.goods), dict(p.animals), list(p.ready), list(p.placed)
+        try:
+            yield
+        finally:
+            p.goods, p.animals, p.board, p.trades_used, p.ready, p.placed, self.overflow = saved[:7]
+            if t is not None:
+                t.dwarf = saved[7]
+
+    @staticmethod
+    def _nothing_done_yet(t: Turn) -> bool:
+        """The dwarf stands on its space but nothing of it has been carried out yet."""
+        if t.payment is not None or t.pending:
+            return False
+        return t.tree is None or (not t.did_something and not _satisfied(t.tree, t.done, 0))
+
+    def _turn_possible(self, player: int) -> bool:
+        t = self.turn
+        assert t is not None
+        if t.tree is None:
+            return any(self._imitate_problem(player, s) is None for s in self._imitation_targets(player))
+        return bool(self._tree_actions(player, t))
+
+    def _keeps_turn_possible(self, player: int, spec: ActionSpec) -> bool:
+        """Whether the space can still be carried out after this conversion (or ruby tile, or weapon discard):
+        a dwarf may not stand on a space without carrying out any of it."""
+        with self._trial(player):
+            if spec.kind == CONVERT:
+                self._convert(player, spec)
+            elif spec.kind == PEACEFUL:
+                self._discard_weapon(player, spec.number)
+            else:                       # BUY_TILE
+                self.players[player].goods["ruby"] -= spec.number
+                self._place_tile(player, spec.placement)  # type: ignore[arg-type]
+            return self._turn_possible(player)
+
+    def _tree_problems(self, player: int, t: Turn) -> str:
+        """Why none of the space's parts that could come first can be carried out (for error messages)."""
+        tree = t.tree
+        assert tree is not None
+        done: dict[int, int] = {}
+        guest = self._guest(player, t)
+        reasons = []
+        for n in available_atoms(tree, done, -1, guest):
+            why = self._atom_problem(player, t, tree.effects[n])
+            if why not in reasons:
+                reasons.append(why)
+        return "; ".join(reasons) or "nothing to do"
+
+    def _atom_problem(self, player: int, t: Turn, e: Effect) -> str:
+        p = self.players[player]
+        kind = e.kind
+
+        def needs(what: str, cost: dict[str, int]) -> str:
+            return f"{what} needs {cv_text(cost)}, conversions counted"
+
+        if kind in ("take_accumulated", "gain", "gain_per", "gain_if"):
+            return "there is nothing to take"
+        if kind == "trade":
+            return needs("trading", e.arg("pay"))
+        if kind == "forge_weapon":
+            if t.dwarf > 0:
+                return "an armed dwarf cannot forge a weapon"
+            return needs("forging a weapon", fu.forge_cost(p.board, rules().forge_range[0]))
+        if kind == "expedition":
+            return "an expedition needs an armed dwarf" if t.dwarf == 0 else "no loot item can be taken"
+        if kind == "family_growth":
+            return "growing the family needs room in your dwellings"
+        if kind == "sow":
+            if not hb.sowable_fields(p.board, self._config):
+                return "sowing needs an empty field"
+            return "sowing needs 1 grain or 1 vegetable, conversions counted"
+        if kind == "build_stable":
+            cost = fu.stable_cost(p.board, e.arg("cost", {}))
+            return needs("a stable", cost) + ", and a space for it"
+        if kind in ("fence_small_pasture", "fence_large_pasture"):
+            return needs("fencing", self._fence_cost(p, t, e)) + ", and meadows to fence"
+        if kind == "furnish":
+            return "no furnishing tile you can pay for (conversions counted) fits an empty cavern"
+        if kind == "market":
+            return "buying needs gold"
+        if kind == "breed":
+            return "no animals can breed"
+        if kind in ("place_twin_tile", "place_tile", "place_single_tile"):
+            return f"no legal place for {' or '.join(self._atom_tiles(e))}"
+        return f"{kind} is not possible now"
 
     def _place_tile(self, player: int, placement: hb.Placement) -> None:
         p = self.players[player]
@@ -1384,8 +1567,11 @@ class ReferenceState(StateMixin):
         return max(0, need)
 
     def _feed(self, player: int) -> None:
+        """Pay the feeding, converting what is needed (the payment routine's default) as far as the player can;
+        one begging marker per food still missing."""
         p = self.players[player]
         need = self.feeding_need(player)
+        self._raise(player, {"food": min(need, self.food_potential(player))})
         paid = min(need, p.goods["food"])
         p.goods["food"] -= paid
         p.begging += need - paid
@@ -1477,8 +1663,6 @@ def _animal_pay(spec: ActionSpec) -> bool:
     return any(g in FARM_ANIMALS for g, _ in spec.pay)
 
 
-def _food_potential(p: Player) -> int:
-    """Food a player could raise at once by converting (an upper bound used to offer Imitation)."""
-    g = p.goods
-    return (g["food"] + g["grain"] + 2 * g["vegetable"] + 2 * g["ruby"] + max(0, g["gold"] - 1)
-            + p.animals["sheep"] + 2 * p.animals["donkey"] + 2 * p.animals["wild_boar"] + 3 * p.animals["cattle"])
+def cv_text(cost: dict[str, int]) -> str:
+    """`2 ore`, `4 wood + 3 stone`."""
+    return " + ".join(f"{n} {g}" for g, n in cost.items() if n) or "nothing"
