@@ -158,18 +158,43 @@ def test_imitation_counts_the_food_furnishings(fid, goods, animals):
     assert p.goods["food"] >= 0 and p.goods["grain"] == 0 and p.animals["sheep"] == 0
 
 
-def test_feeding_converts_what_is_missing_cheapest_first_and_begs_only_for_the_rest():
+def test_feeding_lets_a_player_short_of_food_convert_goods_or_take_begging_markers():
+    # Rulebook: "If you do not have enough Food, you may convert goods into Food, or take Begging markers."
     s = skip_to(load_game("caverna", players=2).new_initial_state(seed=1), "feeding", np.random.default_rng(1))
-    q = s.current_player()
     p = setup(s, goods={"food": 1, "grain": 1, "vegetable": 1, "gold": 2})
     p.ready, p.newborns = [0, 0], 0
-    do(s, "feed")                                                # 4 food: 1 + grain 1 + vegetable 2
+    assert "convert 1 grain -> 1 food" in legal(s) and "convert 2 gold -> 1 food" in legal(s)
+    do(s, "feed")                                                # begging instead of converting: 3 markers
+    assert (p.goods["food"], p.goods["grain"], p.goods["vegetable"], p.goods["gold"], p.begging) == (0, 1, 1, 2, 3)
+    p = setup(s, goods={"gold": 3, "grain": 1})
+    p.ready, p.newborns = [0, 0], 0
+    do(s, "convert 3 gold -> 2 food", "convert 1 grain -> 1 food", "feed")   # 3 of 4 food, 1 marker
+    assert (p.goods["gold"], p.goods["grain"], p.goods["food"], p.begging) == (0, 0, 0, 1)
+
+
+def test_feeding_converting_raises_what_is_missing_cheapest_first_and_begs_only_for_the_rest():
+    s = skip_to(load_game("caverna", players=2).new_initial_state(seed=1), "feeding", np.random.default_rng(1))
+    p = setup(s, goods={"food": 1, "grain": 1, "vegetable": 1, "gold": 2})
+    p.ready, p.newborns = [0, 0], 0
+    do(s, "feed, converting what is missing")                    # 4 food: 1 + grain 1 + vegetable 2
     assert (p.goods["food"], p.goods["grain"], p.goods["vegetable"], p.goods["gold"], p.begging) == (0, 0, 0, 2, 0)
-    q = s.current_player()
     p = setup(s, goods={"gold": 3})
     p.ready, p.newborns = [0, 0], 0
-    do(s, "feed")                                                # 3 gold -> 2 food, 2 begging markers
+    do(s, "feed, converting what is missing")                    # 3 gold -> 2 food, 2 begging markers
     assert (p.goods["gold"], p.goods["food"], p.begging) == (0, 0, 2)
+
+
+def test_feeding_converting_is_offered_only_when_a_conversion_would_pay_some_of_the_feeding():
+    s = skip_to(load_game("caverna", players=2).new_initial_state(seed=1), "feeding", np.random.default_rng(1))
+    p = setup(s, goods={"food": 4, "grain": 2})
+    p.ready, p.newborns = [0, 0], 0
+    assert "feed, converting what is missing" not in legal(s)    # the food held pays it all
+    p = setup(s, goods={"wood": 3, "stone": 2})
+    p.ready, p.newborns = [0, 0], 0
+    assert "feed, converting what is missing" not in legal(s)    # nothing converts into food
+    p = setup(s, goods={"food": 1, "sheep": 0, "grain": 1})
+    p.ready, p.newborns = [0, 0], 0
+    assert "feed, converting what is missing" in legal(s)
 
 
 def _most_food(h, sources, once):

@@ -148,6 +148,7 @@ class ActionTable:
     skip: int
     peaceful: dict[int, int]
     pay: dict[tuple[str, ...], int]
+    feed_converting: int            # `feed` after converting what is missing (`feed` itself begs for it)
 
     def __len__(self) -> int:
         return len(self.specs)
@@ -230,6 +231,7 @@ def action_table() -> ActionTable:
     pay = {swaps: add(PAY, "pay " + (" and ".join(f"1 ore instead of 1 {g}" for g in swaps) or "as printed"),
                       swaps=swaps)
            for swaps in BUILDER_SWAPS}
+    feed_converting = add(FEED, "feed, converting what is missing", number=1)
 
     by_text: dict[str, int] = {}
     for spec in specs:
@@ -247,7 +249,7 @@ def action_table() -> ActionTable:
     buy_key = {placement_key(pl): i for pl, i in buy_tile.items()}
     return ActionTable(tuple(specs), by_text, place, order, end_turn, collect, tile, stable, furnish, sow, grow,
                        forge, loot, breed, trade, market, buy_tile, tile_key, buy_key, imitate, convert, release,
-                       feed, working_cave, harvest_choice, solo_keep, skip, peaceful, pay)
+                       feed, working_cave, harvest_choice, solo_keep, skip, peaceful, pay, feed_converting)
 
 
 def placement_key(p: hb.Placement) -> tuple[str, frozenset]:

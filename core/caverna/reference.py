@@ -475,6 +475,9 @@ class ReferenceState(StateMixin):
             return sorted(self._conversions(player) + [table.end_turn])
         if self.phase == "feeding":
             actions = [table.feed] + self._conversions(player)
+            food, need = p.goods["food"], self.feeding_need(player)
+            if food < need and self.food_potential(player) > food:
+                actions.append(table.feed_converting)
             if fu.feeding_substitutes(p.board) and not self.working_cave_used:
                 actions += [table.working_cave[g] for g, n in (("wood", 1), ("stone", 1), ("ore", 2))
                             if p.goods[g] >= n]
@@ -961,7 +964,7 @@ class ReferenceState(StateMixin):
             self.choices[player] = spec.good
             self.queue.pop(0)
         elif kind == FEED:
-            self._feed(player)
+            self._feed(player, converting=spec.number == 1)
         elif kind == WORKING_CAVE:
             p.goods[spec.good] -= spec.number
             self.working_cave_used = True
@@ -1566,12 +1569,18 @@ class ReferenceState(StateMixin):
         need -= fu.feeding_discount(p.board, hu.donkeys_in_mines(p.board, p.animals["donkey"]))
         return max(0, need)
 
-    def _feed(self, player: int) -> None:
-        """Pay the feeding, converting what is needed (the payment routine's default) as far as the player can;
-        one begging marker per food still missing."""
+    def _feed(self, player: int, converting: bool) -> None:
+        """Pay the feeding; one begging marker per food still missing.
+
+        The rulebook lets a player short of food "convert goods into Food, or take Begging markers", so both are
+        offered: `feed` pays with the food held and begs for the rest (after any conversions the player chose),
+        `feed, converting what is missing` first raises as much of it as `food_potential` allows, by the
+        payment routine's conversions (the cheapest by the score sheet), and begs only for what remains.
+        """
         p = self.players[player]
         need = self.feeding_need(player)
-        self._raise(player, {"food": min(need, self.food_potential(player))})
+        if converting:
+            self._raise(player, {"food": min(need, self.food_potential(player))})
         paid = min(need, p.goods["food"])
         p.goods["food"] -= paid
         p.begging += need - paid
