@@ -64,7 +64,7 @@ from ..core.api import CHANCE, Game, State, sample_chance_outcome
 from ..core.caverna import board as hb
 from ..core.caverna import furnishings as fu
 from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
-from ..core.caverna.rules import FARM_ANIMALS, harvest_event
+from ..core.caverna.rules import FARM_ANIMALS, harvest_event, rounds_played
 from ..core.caverna.scoring import score
 from .agent import choosable_actions, register_agent
 
@@ -137,7 +137,7 @@ def _room(board: Any, dwarfs: int) -> int:
 
 def _timing(state: Any) -> tuple[float, float, float]:
     """(share of work turns left, rounds of work left, harvests left) from the player's point of view."""
-    rounds = state._rounds
+    rounds = rounds_played(state.game.num_players)
     total = len(rounds)
     r = state.round
     if state.phase in ("start",):
@@ -150,7 +150,7 @@ def _timing(state: Any) -> tuple[float, float, float]:
         work_left = total - r - 1
     work_left = max(0.0, float(work_left))
     harvests = 0.0
-    n = state._n
+    n = state.game.num_players
     first = r if state.phase in ("start", "work") else r + 1
     for k in range(first, total):
         event = harvest_event(rounds[k], n)
@@ -179,7 +179,7 @@ def expected_points(state: Any) -> list[float]:
     """Each player's estimated final score (see the module docstring)."""
     share, work_left, harvests = _timing(state)
     w = CAVERNA_WEIGHTS
-    config = state._config
+    config = state.game.config
     values = []
     for q, p in enumerate(state.players):
         goods = tuple((g, n) for g, n in p.goods.items() if n)
@@ -194,7 +194,7 @@ def expected_points(state: Any) -> list[float]:
         promise += w["weapon"] * sum(p.weapons())
         promise += _board_promise(p.board, config)
         value = now + share * promise + (w["dwarf_round"] * dwarfs + w["free_room_round"] * room) * work_left
-        value -= w["dwarf_food"] * max(0, state._n - 2) * dwarfs * harvests
+        value -= w["dwarf_food"] * max(0, state.game.num_players - 2) * dwarfs * harvests
         value += w["breeding_pair"] * harvests * sum(1 for a in FARM_ANIMALS if p.animals[a] >= 2)
         # the feeding in progress (if the player has yet to feed), then the next one
         food = g["food"]
@@ -212,8 +212,8 @@ def caverna_evaluate(state: Any) -> list[float]:
     """Estimated returns of a Caverna state (exact returns once it is over)."""
     if state.is_terminal():
         return state.returns()
-    if not state.players:                       # before setup: nothing told apart yet
-        return [0.0] * state._n if state._n > 1 else [expected_points(_seated(state))[0]]
+    if not state.players:                       # before the start player is drawn: nothing told apart yet
+        return [0.0] * state.game.num_players
     values = expected_points(state)
     if len(values) == 1:
         return values
@@ -222,12 +222,6 @@ def caverna_evaluate(state: Any) -> list[float]:
         best_other = max(values[k] for k in range(len(values)) if k != q)
         out.append(math.tanh((v - best_other) / CAVERNA_SCALE))
     return out
-
-
-def _seated(state: Any) -> Any:
-    s = state.clone()
-    s._seat_players()
-    return s
 
 
 def _representatives(actions: list[int]) -> list[int]:

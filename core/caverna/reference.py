@@ -73,7 +73,7 @@ from . import husbandry as hu
 from .actions import (BREED, BUY_TILE, CONVERT, END_TURN, FEED, FURNISH, HARVEST_CHOICE, IMITATE, ORDER, PAY,
                       PEACEFUL, PLACE, RELEASE, SKIP, SOLO_KEEP, TILE, WORKING_CAVE, ActionSpec, action_table,
                       placement_key)
-from .game import StateMixin
+from .state import HARVEST_MARKER, NO_CHANCE, ROUND_CARD, START_PLAYER, StateMixin
 from .rules import (ANIMALS, FARM_ANIMALS, GOODS, Config, Effect, accumulation, add_goods, board_space_ids,
                     harvest_event, harvest_marker_mix, harvest_marker_rounds, imitation_cost, loot_items,
                     round_card_ids, rounds_played, rules, stage_rounds, starting_food)
@@ -81,7 +81,6 @@ from .scoring import score
 from .summary import PlayerSummary
 
 # chance node kinds
-NO_CHANCE, START_PLAYER, ROUND_CARD, HARVEST_MARKER = range(4)
 GREEN, RED = 0, 1
 AUTO = ("take_accumulated", "gain", "gain_per", "gain_if", "become_starting_player")
 REPEATABLE = ("sow", "expedition", "trade", "market")
@@ -1145,7 +1144,6 @@ class ReferenceState(StateMixin):
         assert t is not None and t.payment is not None
         fid, pos, pay, n = t.payment
         t.payment = None
-        p = self.players[player]
         self._pay(player, self._payment_choices(player, fid, pay)[swaps])
         self._furnish(player, fid, pos)
         if n == -2:
