@@ -444,3 +444,26 @@ def test_the_cases_cover_every_game_engine_player_count_and_listed_choice():
             for choice in parameter.choices:
                 if choice != parameter.default:
                     assert f"{parameter.name}={choice}" in variants
+
+
+def test_a_game_added_later_gets_every_case_from_its_spec(monkeypatch):
+    """Declaring a spec is all it takes: its engines, player counts and listed choices become cases."""
+    from cavekit.core import registry
+    from cavekit.core.spec import GameSpec, Parameter
+
+    class Later:
+        def __init__(self, **params):
+            self.params = params
+
+    spec = GameSpec(name="zz-later", title="a later game", player_counts=(1, 2, 3), default_players=2,
+                    engines=("fast", "slow"), parameters=(Parameter("mode", "a", ("a", "b", "c")),
+                                                          Parameter("size", 5, allowed="an integer")),
+                    zero_sum=True, information="perfect", game_class=Later)
+    monkeypatch.setitem(registry._SPECS, spec.name, spec)
+    mine = [c for c in all_cases() if c.game == spec.name]
+    assert sorted((c.engine, c.players) for c in mine if not c.variant) == \
+        [(e, n) for e in ("fast", "slow") for n in (1, 2, 3)]
+    variants = [c for c in mine if c.variant]
+    assert [c.variant for c in variants] == ["mode=b", "mode=c"]
+    assert [(c.engine, c.players) for c in variants] == [("fast", 2), ("fast", 1)]
+    assert all(dict(c.params)["mode"] in "bc" for c in variants)
