@@ -1,4 +1,6 @@
-"""The OpenSpiel adapter: OpenSpiel's own conformance test on every game and variant, and its searchers playing."""
+"""The OpenSpiel adapter: what only some games have (tensors, hidden information), parameters, and OpenSpiel's
+searchers playing. The checks every game gets (registration, `random_sim_test`, game type and info, the
+adapter following the engine) are in test_conformance.py, driven by the game specs."""
 from __future__ import annotations
 
 import copy
@@ -14,26 +16,9 @@ from open_spiel.python.observation import make_observation
 
 from cavekit.core import ConfigError, game_names, load_game
 from cavekit.core.api import sample_chance_outcome
-from cavekit.core.openspiel import (CavekitBot, from_engine_state, load_openspiel_game, openspiel_name,
-                                    register_games, seeded_resampler)
+from cavekit.core.openspiel import CavekitBot, from_engine_state, load_openspiel_game, seeded_resampler
 from cavekit.core.tensors import has_information_state_tensor, observation_encoder
 from cavekit.search import make_agent
-
-# Variants checked per game: every player count's extremes and a couple of rule options. A game added to the
-# registry later is still checked with its defaults.
-VARIANTS = {
-    "cvc": [{"players": 2}, {"players": 1},
-            {"players": 2, "undermining_ignores": "one_wall", "additional_cavern_walls": [3, 4],
-             "tie_break_when_top_rooms_equal": "next_highest_room"},
-            {"players": 1, "solo_reveal_timing": "per_single_excavation_effect",
-             "orange_room_usable_from": "next_round"}],
-    "pairs": [{"players": 2}, {"players": 6}, {"players": 3, "hand_visibility": "open"},
-              {"players": 2, "burn_cards": 1, "rounds": 1, "tie_break": "final_round"}],
-}
-ALL_VARIANTS = [(name, params) for name in game_names() for params in VARIANTS.get(name, [{}])]
-IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in params.items()) or 'default'}" for name, params in ALL_VARIANTS]
-# Few simulations: a two-player Cave vs Cave game is ~185 actions, and the test also serializes each state.
-RANDOM_SIMULATIONS = {"cvc": 2, "pairs": 3}
 
 
 def _random_playout(state: pyspiel.State, rng: np.random.Generator, stop_after: int | None = None) -> None:
@@ -45,44 +30,11 @@ def _random_playout(state: pyspiel.State, rng: np.random.Generator, stop_after: 
             state.apply_action(legal[rng.integers(len(legal))])
 
 
-def test_every_cavekit_game_is_registered_with_pyspiel():
-    names = register_games()
-    assert names == [openspiel_name(name) for name in game_names()]
-    assert set(names) <= set(pyspiel.registered_names())
-    assert register_games() == names   # registering again changes nothing
-
-
-@pytest.mark.parametrize("name,params", ALL_VARIANTS, ids=IDS)
-def test_openspiel_random_sim_test_with_serialization(name, params):
-    game = load_openspiel_game(name, **params)
-    pyspiel.random_sim_test(game, num_sims=RANDOM_SIMULATIONS.get(name, 2), serialize=True, verbose=False)
-
-
-@pytest.mark.parametrize("name,params", ALL_VARIANTS, ids=IDS)
-def test_game_type_and_info_describe_the_cavekit_game(name, params):
-    game = load_openspiel_game(name, **params)
-    ours = load_game(name, **params)
-    kind = game.get_type()
-    assert game.cavekit_game.parameters() == ours.parameters()
-    assert kind.short_name == openspiel_name(name)
-    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
-    assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
-    hidden = getattr(ours, "hidden_information", False)
-    assert kind.information == (pyspiel.GameType.Information.IMPERFECT_INFORMATION if hidden
-                                else pyspiel.GameType.Information.PERFECT_INFORMATION)
-    expected_utility = (pyspiel.GameType.Utility.GENERAL_SUM if ours.num_players == 1
-                        else pyspiel.GameType.Utility.ZERO_SUM)
-    assert kind.utility == expected_utility
-    assert kind.min_num_players <= ours.num_players <= kind.max_num_players
-    assert game.num_players() == ours.num_players
-    assert game.num_distinct_actions() == ours.num_distinct_actions
-    assert game.max_chance_outcomes() == ours.max_chance_outcomes
-    assert game.max_game_length() == ours.max_game_length
-    assert (game.min_utility(), game.max_utility()) == (ours.min_utility(), ours.max_utility())
-    assert kind.provides_information_state_tensor == has_information_state_tensor(ours) == (name != "cvc")
-    if kind.provides_information_state_tensor:
-        assert game.information_state_tensor_shape() == [ours.information_state_tensor_size()]
+def test_only_cave_vs_cave_has_no_information_state_tensor():
+    for name in game_names():
+        game = load_openspiel_game(name)
+        assert game.get_type().provides_information_state_tensor == has_information_state_tensor(
+            game.cavekit_game) == (name != "cvc")
 
 
 def test_player_ranges_and_solo_returns_points():
@@ -92,30 +44,6 @@ def test_player_ranges_and_solo_returns_points():
     state = solo.new_initial_state()
     _random_playout(state, np.random.default_rng(3))
     assert state.returns() == [float(state.engine_state.scores()[0])]   # solo: the final score
-
-
-@pytest.mark.parametrize("name,params", ALL_VARIANTS, ids=IDS)
-def test_adapter_follows_the_engine_action_by_action(name, params):
-    game = load_openspiel_game(name, **params)
-    state = game.new_initial_state()
-    engine = load_game(name, **params).new_initial_state()
-    rng = np.random.default_rng(11)
-    while not engine.is_terminal():
-        assert state.current_player() == engine.current_player()
-        assert state.legal_actions() == engine.legal_actions()
-        if engine.current_player() < 0:
-            assert state.chance_outcomes() == engine.chance_outcomes()
-            action = sample_chance_outcome(engine.chance_outcomes(), rng.random())
-        else:
-            legal = engine.legal_actions()
-            action = legal[rng.integers(len(legal))]
-        assert state.action_to_string(state.current_player(), action) == engine.action_to_string(action)
-        state.apply_action(action)
-        engine.apply_action(action)
-    assert state.is_terminal()
-    assert state.history() == engine.history()
-    assert state.returns() == engine.returns()
-    assert str(state) == str(engine)
 
 
 def test_illegal_action_is_refused_and_leaves_the_state_unchanged():
@@ -296,7 +224,8 @@ def _play_with_bots(game: pyspiel.Game, bots: list, seed: int) -> list[float]:
     return evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(seed))
 
 
-MCTS_GAMES = [(name, params) for name in game_names() for params in VARIANTS.get(name, [{}])[:2]]
+MCTS_VARIANTS = {"cvc": [{"players": 2}, {"players": 1}], "pairs": [{"players": 2}, {"players": 6}]}
+MCTS_GAMES = [(name, params) for name in game_names() for params in MCTS_VARIANTS.get(name, [{}])]
 # Each simulation ends in a random rollout; Cavum's reference engine plays about 7 random games per second.
 MCTS_SIMULATIONS = {"cavum": 2}
 

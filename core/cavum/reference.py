@@ -655,7 +655,9 @@ class ReferenceState(StateMixin):
         if self.stage == OVER:
             return "the game is over"
         if self.stage == DRAW:
-            if not 0 <= a < len(self.deck) or not self.deck[a]:
+            if not 0 <= a < len(self.deck):
+                return f"chance outcomes are numbered 0 to {len(self.deck) - 1} (the order cards)"
+            if not self.deck[a]:
                 return "that order card is not face down in the deck"
             return None
         if not 0 <= a < len(t):
