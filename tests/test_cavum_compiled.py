@@ -106,7 +106,7 @@ def option_changes() -> list[dict]:
             {"cover_occupied_cell": True, "vein_under_counts_as_visible_dynamite": True,
              "exploding_adjacent_dynamite": "loses_top_tile", "city_adjacency_rule": "none"},
             {"order_pick_pass_is_final": False, "colour_sale_pass_is_final": False, "bid_cap": "unbounded",
-             "colour_sale_opening_bid": "exactly_price", "colour_sale_min_bid": 2}]
+             "colour_sale_opening_bid": "up_to_price", "colour_sale_min_bid": 2}]
     return out
 
 

@@ -105,21 +105,29 @@ def test_colour_sale_pass_not_final():
     hands = {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}     # six red out: price 6
     final = sale_state(2, hands)
     first, second = final.order()
-    play(final, ["pass", "bid 5"])
+    play(final, ["pass", "bid 6"])
     assert final.stage == COLOUR_SELL, "a pass is final: the bid stands"
     s = sale_state(2, hands, colour_sale_pass_is_final=False)
-    play(s, ["pass", "bid 5"])
-    assert s.stage == COLOUR_BID and s.to_move == first and "bid 4" in texts(s)
-    play(s, ["bid 4", "pass"])
+    play(s, ["pass", "bid 6"])
+    assert s.stage == COLOUR_BID and s.to_move == first and "bid 5" in texts(s)
+    play(s, ["bid 5", "pass"])
     assert s.stage == COLOUR_SELL and s.to_move == first
 
 
 def test_colour_sale_min_bid_and_opening():
-    s = sale_state(2, {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}, colour_sale_min_bid=3)
+    """Question 16: the opening bid is the price by default; up_to_price allows min_bid..price."""
+    hands = {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}     # six red out: price 6
+    s = sale_state(2, hands, colour_sale_min_bid=3, colour_sale_opening_bid="up_to_price")
     assert "bid 2" not in texts(s) and "bid 3" in texts(s)
-    s = sale_state(2, {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}, colour_sale_opening_bid="exactly_price")
+    s = sale_state(2, hands, colour_sale_opening_bid="up_to_price")
     price = s.price(RED)
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(1, price + 1)]
+    play(s, ["bid 2"])
+    assert [t for t in texts(s) if t.startswith("bid")] == ["bid 1"]
+    s = sale_state(2, hands, colour_sale_min_bid=3)
     assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {price}"]
+    play(s, [f"bid {price}"])
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(3, price)]
 
 
 def test_colour_sale_colour_order():

@@ -665,6 +665,19 @@ def test_colour_sale_rulebook_example():
     assert [s.scale[v] for v in (5, 6, 7, 8)] == [1, 1, 1, 1]
 
 
+def test_colour_sale_opens_at_the_price():
+    """Section 5.7 and question 16 (issue 19): the first bid equals the colour's price
+    (colour_sale_opening_bid=exactly_price by default); later bids are strictly lower."""
+    s = sale_state(2, {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]})     # six red out: price 6
+    assert s._game.parameters()["colour_sale_opening_bid"] == "exactly_price"
+    price = s.price(RED)
+    assert price == 6
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {price}"]
+    assert "not allowed" in assert_refused(s, f"bid {price - 1}", f"bid {price - 1}", f"bids {price} to {price}")
+    play(s, [f"bid {price}"])
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(1, price)]
+
+
 def test_colour_sale_bids_fall_and_need_the_colour():
     s = sale_state(3, {0: [0, 1, 0, 0, 0, 0], 1: [0, 1, 0, 0, 0, 0], 2: [0, 0, 0, 0, 0, 0]})
     order = [p for p in s.order() if p != 2]

@@ -15,10 +15,13 @@ open question is; the map, start tiles, order-card contents and colour names are
 - `sequence_card_dynamite`: `["two", "three", "four", "six"]`, the dynamite kinds of cards 1-4 (a list, or a
   mapping `{"1": ..., "4": ...}` as in the data file), four distinct kinds (#13; distinct because the supply
   holds 3 dynamite tiles of each kind for 3 phases)
-- `bid_cap`: `current_score`, `unbounded` (#14; bids are offered up to MAX_BID either way)
+- `bid_cap`: `current_score`, `unbounded` (#14; `unbounded` offers every bid up to MAX_BID, the largest
+  score a player can hold when a sequence auction opens, so any player may bid all their points and more)
 - `order_pick_pass_is_final`, `colour_sale_pass_is_final`: True, False (#15; False: a player who passed may
   come back in until a full round of passes)
-- `colour_sale_min_bid`: 1 (an integer 1-9), `colour_sale_opening_bid`: `up_to_price`, `exactly_price` (#16)
+- `colour_sale_min_bid`: 1 (an integer 1-9), `colour_sale_opening_bid`: `exactly_price`, `up_to_price` (#16;
+  the rulebook: "the players start bidding at the highest visible number shown", so the first bid is the
+  colour's price; `up_to_price` lets the opener bid anything from the minimum to the price)
 - `colour_sale_colour_order`: the six colours in any order, default yellow, red, blue, green, white, violet (#17)
 - `city_space_exits`: `all_adjacent_mountain_cells`, `one_exit_per_space` (#2; keeps the first exit the data
   file lists for each space)
@@ -241,7 +244,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "bid_cap": ("current_score", "unbounded"),
     "order_pick_pass_is_final": (True, False),
     "colour_sale_pass_is_final": (True, False),
-    "colour_sale_opening_bid": ("up_to_price", "exactly_price"),
+    "colour_sale_opening_bid": ("exactly_price", "up_to_price"),
     "city_space_exits": ("all_adjacent_mountain_cells", "one_exit_per_space"),
     "city_adjacency_rule": ("must_lead_into_every_adjacent_city_space", "must_lead_into_at_least_one", "none"),
     "city_spaces_pass_through": (False, True),
@@ -341,7 +344,7 @@ def make_config(players: int = 2, **params: Any) -> Config:
         raise ConfigError(f"unknown Cavum parameter(s) {', '.join(unknown)}; "
                           f"known parameters: players, {', '.join(PARAMETERS)}")
     d = r.defaults
-    defaults = {"colour_sale_opening_bid": "up_to_price", "three_exit_pattern": "Y", "two_exit_pattern": "straight",
+    defaults = {"colour_sale_opening_bid": "exactly_price", "three_exit_pattern": "Y", "two_exit_pattern": "straight",
                 "unconnected_vein_neighbour": "allowed_if_continuing_other_tunnel",
                 "station_on_tile": "last_tile_this_turn", "sequence_auction_next_opener": "last_winner_left",
                 "city_space_exits": "all_adjacent_mountain_cells",
