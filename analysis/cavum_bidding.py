@@ -51,9 +51,10 @@ import pandas as pd
 from .balance import seats_of
 from .batch import wilson_interval
 from .results import load_results
+from ..core.cavum.rules import MAX_BID
 
 CLUSTER = ["run", "game"]                        # a game is identified by its results folder and index
-DEFAULT_BID_BINS = (0, 1, 5, 10, 20, 30, 61)     # winning-bid bins [a, b) for the empirical bid curve
+DEFAULT_BID_BINS = (0, 1, 5, 10, 20, 30, MAX_BID + 1)   # winning-bid bins [a, b) for the empirical bid curve
 
 
 # -- intervals -----------------------------------------------------------------------------------------------

@@ -89,6 +89,22 @@ def test_bid_cap_unbounded():
     assert s.scores()[0] == -5
 
 
+def test_bid_cap_unbounded_goes_past_60_to_the_table_limit():
+    """Issue 19: bids above 60 exist; with bid_cap=unbounded every bid up to MAX_BID is offered."""
+    from cavekit.core.cavum.actions import BID, PASS, action_table
+    from cavekit.core.cavum.rules import MAX_BID, auction_score_bound
+    assert MAX_BID == auction_score_bound() > 60
+    table = action_table()
+    # ids of bids 0-60 and everything after them are those of the table before issue 19; higher bids come last
+    assert [table.id(BID, v) for v in (0, 60)] == [0, 60] and table.id(PASS) == 61
+    assert table.id(BID, 61) == 5507 and table.id(BID, MAX_BID) == len(table) - 1
+    s = fresh(2, bid_cap="unbounded")
+    bids = [t for t in texts(s) if t.startswith("bid")]
+    assert bids == [f"bid {v}" for v in range(MAX_BID + 1)]
+    play(s, ["bid 61", "bid 150", "pass"])
+    assert s.scores()[1] == 20 - 150 and s.stage != AUCTION
+
+
 def test_order_pick_pass_not_final():
     s = fresh(2, order_pick_pass_is_final=False)
     play(s, ["bid 0", "pass", "take sequence card 1", "take sequence card 2"])

@@ -678,6 +678,18 @@ def test_colour_sale_opens_at_the_price():
     assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(1, price)]
 
 
+def test_bids_above_60_are_offered_up_to_the_bidders_score():
+    """Section 5.1 (issue 19): bids are capped by the bidder's score (bid_cap=current_score), not by the
+    action table, so a player holding more than 60 points can bid them all."""
+    s = fresh(2)
+    s.scores_[0] = 75
+    bids = [t for t in texts(s) if t.startswith("bid")]
+    assert bids[-1] == "bid 75" and "bid 61" in bids and len(bids) == 76
+    assert_refused(s, "bid 76", "bid 76", "bids 0 to 75")
+    play(s, ["bid 70", "pass"])
+    assert s.scores()[0] == 5
+
+
 def test_colour_sale_bids_fall_and_need_the_colour():
     s = sale_state(3, {0: [0, 1, 0, 0, 0, 0], 1: [0, 1, 0, 0, 0, 0], 2: [0, 0, 0, 0, 0, 0]})
     order = [p for p in s.order() if p != 2]

@@ -63,7 +63,7 @@ NUM_DIRS = 6
 KINDS = ("two", "three", "four", "six")           # kind index = rank by exit count
 NUM_KINDS = len(KINDS)
 CITY_BASE = 91                                     # node id of the first city space (set from the data in rules())
-MAX_BID = 60                                       # bids offered: 0..MAX_BID (the action table is fixed)
+MAX_BID = 462                                      # bids in the action table: 0..MAX_BID = auction_score_bound()
 MAX_STACK = NUM_KINDS                              # two < three < four < six: at most four tiles on a cell
 
 
@@ -235,6 +235,35 @@ def _parse(data: dict[str, Any]) -> Rules:
 def rules() -> Rules:
     """The rules table (parsed once)."""
     return _parse(load_rules_data())
+
+
+def auction_score_bound(r: Rules | None = None) -> int:
+    """The largest score any player can hold when a sequence auction opens: the size of the bid table.
+
+    A bid never exceeds the bidder's score (bid_cap=current_score), so the action table needs bids up to
+    the largest score reachable at an auction, and the last auctions open phase `phases`, after
+    `phases - 1` whole phases. Points come only from these sources, each bounded from the data file:
+    - the start points;
+    - options: `phase_options` x `option_points` per phase;
+    - city scoring, once per phase: a live station scores the spaces of its city that are empty or hold a
+      dead station, so k stations of one player in a city of n spaces score at most k (n - k) <= n^2 / 4;
+    - stones: the one prospect of a phase takes at most one stone from each vein on its route, and at most
+      `vein_supply` veins are on the board; a stone is sold once, for at most 9 in a colour sale (the top
+      scale space) or a share of an order card's points (at most `points / stones`);
+    - 2-chips: a card turned up in phase j carries at most k - j chips when taken in phase k, and at most
+      five cards are turned up a phase.
+    Penalties and auction payments only lower a score. Every term is a loose upper bound, so no reachable
+    position can need a larger bid; the constant MAX_BID is this number (a test checks they agree).
+    """
+    r = r or rules()
+    before = r.phases - 1
+    options = r.phase_options * r.option_points
+    cities = sum(len(spaces) ** 2 // 4 for spaces in r.city_spaces)
+    top_price = r.stones_per_colour                 # scale spaces are valued 1..stones_per_colour
+    stone_value = max([top_price] + [-(-card.points // len(card.stones)) for card in r.order_cards])
+    stones = r.phase_prospects * r.vein_supply * stone_value
+    chips = sum(5 * (k - j) for k in range(1, before + 1) for j in range(1, k + 1)) * r.two_chip_points
+    return r.start_points + before * (options + cities + stones) + chips
 
 
 # -- parameters ---------------------------------------------------------------------------------------
