@@ -92,6 +92,26 @@ def test_engines_agree_on_random_games(players):
     assert total >= GAMES[players] * 3 * (5 + 12 * players)
 
 
+def test_engines_agree_when_bids_go_above_60():
+    """Issue 19: bids above 60 (ids appended after the older table) play the same in both engines."""
+    high = TABLE.id(BID, 61)
+    for players in (2, 3, 4):
+        ref_game, fast_game = both(players)
+        for seed in range(2):
+            ref, fast = ref_game.new_initial_state(), fast_game.new_initial_state()
+            for state in (ref, fast):
+                for p in range(players):
+                    state.scores_[p] = 70 + 40 * p
+            rng = np.random.default_rng([players, seed, 61])
+            seen = []
+
+            def visit(ref, fast, rng):
+                seen.extend(a for a in ref.legal_actions() if a >= high)
+
+            assert_same_game(ref, fast, rng, rich=seed == 1, visit=visit)
+            assert seen, "bids above 60 were offered"
+
+
 def option_changes() -> list[dict]:
     """Every rule option (section 10 of the rules) set away from its default at least once."""
     out = [{name: value} for name, values in CHOICES.items() for value in values[1:]]
@@ -106,7 +126,7 @@ def option_changes() -> list[dict]:
             {"cover_occupied_cell": True, "vein_under_counts_as_visible_dynamite": True,
              "exploding_adjacent_dynamite": "loses_top_tile", "city_adjacency_rule": "none"},
             {"order_pick_pass_is_final": False, "colour_sale_pass_is_final": False, "bid_cap": "unbounded",
-             "colour_sale_opening_bid": "exactly_price", "colour_sale_min_bid": 2}]
+             "colour_sale_opening_bid": "up_to_price", "colour_sale_min_bid": 2}]
     return out
 
 

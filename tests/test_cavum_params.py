@@ -89,6 +89,22 @@ def test_bid_cap_unbounded():
     assert s.scores()[0] == -5
 
 
+def test_bid_cap_unbounded_goes_past_60_to_the_table_limit():
+    """Issue 19: bids above 60 exist; with bid_cap=unbounded every bid up to MAX_BID is offered."""
+    from cavekit.core.cavum.actions import BID, PASS, action_table
+    from cavekit.core.cavum.rules import MAX_BID, auction_score_bound
+    assert MAX_BID == auction_score_bound() > 60
+    table = action_table()
+    # ids of bids 0-60 and everything after them are those of the table before issue 19; higher bids come last
+    assert [table.id(BID, v) for v in (0, 60)] == [0, 60] and table.id(PASS) == 61
+    assert table.id(BID, 61) == 5507 and table.id(BID, MAX_BID) == len(table) - 1
+    s = fresh(2, bid_cap="unbounded")
+    bids = [t for t in texts(s) if t.startswith("bid")]
+    assert bids == [f"bid {v}" for v in range(MAX_BID + 1)]
+    play(s, ["bid 61", "bid 150", "pass"])
+    assert s.scores()[1] == 20 - 150 and s.stage != AUCTION
+
+
 def test_order_pick_pass_not_final():
     s = fresh(2, order_pick_pass_is_final=False)
     play(s, ["bid 0", "pass", "take sequence card 1", "take sequence card 2"])
@@ -105,21 +121,29 @@ def test_colour_sale_pass_not_final():
     hands = {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}     # six red out: price 6
     final = sale_state(2, hands)
     first, second = final.order()
-    play(final, ["pass", "bid 5"])
+    play(final, ["pass", "bid 6"])
     assert final.stage == COLOUR_SELL, "a pass is final: the bid stands"
     s = sale_state(2, hands, colour_sale_pass_is_final=False)
-    play(s, ["pass", "bid 5"])
-    assert s.stage == COLOUR_BID and s.to_move == first and "bid 4" in texts(s)
-    play(s, ["bid 4", "pass"])
+    play(s, ["pass", "bid 6"])
+    assert s.stage == COLOUR_BID and s.to_move == first and "bid 5" in texts(s)
+    play(s, ["bid 5", "pass"])
     assert s.stage == COLOUR_SELL and s.to_move == first
 
 
 def test_colour_sale_min_bid_and_opening():
-    s = sale_state(2, {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}, colour_sale_min_bid=3)
+    """Question 16: the opening bid is the price by default; up_to_price allows min_bid..price."""
+    hands = {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}     # six red out: price 6
+    s = sale_state(2, hands, colour_sale_min_bid=3, colour_sale_opening_bid="up_to_price")
     assert "bid 2" not in texts(s) and "bid 3" in texts(s)
-    s = sale_state(2, {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}, colour_sale_opening_bid="exactly_price")
+    s = sale_state(2, hands, colour_sale_opening_bid="up_to_price")
     price = s.price(RED)
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(1, price + 1)]
+    play(s, ["bid 2"])
+    assert [t for t in texts(s) if t.startswith("bid")] == ["bid 1"]
+    s = sale_state(2, hands, colour_sale_min_bid=3)
     assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {price}"]
+    play(s, [f"bid {price}"])
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(3, price)]
 
 
 def test_colour_sale_colour_order():

@@ -196,7 +196,7 @@ VARIANTS = [
     {"exploding_adjacent_dynamite": "loses_top_tile", "discard_only_if_unplayable": False,
      "vein_colour_requires_stone_on_scale": False, "two_chip_supply_limit": "unlimited"},
     {"order_pick_pass_is_final": False, "colour_sale_pass_is_final": False, "bid_cap": "unbounded",
-     "colour_sale_opening_bid": "exactly_price", "colour_sale_min_bid": 2},
+     "colour_sale_opening_bid": "up_to_price", "colour_sale_min_bid": 2},
     {"prospect_must_take_every_vein_on_path": False, "station_on_tile": "immediately_after_laying",
      "sequence_cards_mode": "first_n", "sequence_auction_next_opener": "original_opener_left",
      "unconnected_vein_neighbour": "forbidden", "final_tie_break": "draw"},

@@ -377,6 +377,28 @@ def test_unconnected_vein_is_no_continuation_but_a_tile_next_to_it_connects_it()
     assert s._lay_problem(p, SIX, cell(1, -1), 0, piece_check=False) is None
 
 
+STACK_ON_VEIN_SETUP = ["bid 0", "pass", "take sequence card 1", "take sequence card 2", "pass", "pass",
+                       # Blue (card 1): four, two, six, three; the three at -1,1 leads into the centre vein
+                       "lay four at -1,4 r1", "lay two at -1,3 r2", "lay six at -1,2 r0", "lay three at -1,1 r1"]
+
+
+def test_stacked_tile_may_continue_into_a_vein_the_covered_tile_leads_into():
+    """Section 7.2.2 (issue 19): the tile about to be covered is on the board, so a vein it leads into is
+    connected, and the tile stacked on it may use that vein as its only continuation."""
+    s = load_game("cavum", players=2).new_initial_state(seed=1)
+    while s.current_player() == CHANCE:
+        s.apply_action(s.chance_outcomes()[0][0])
+    play(s, STACK_ON_VEIN_SETUP)
+    assert s.stage == BUILD and s.to_move == 1, "Red's turn after Blue's four actions"
+    centre, x = cell(0, 0), cell(-1, 1)
+    assert s.vein_stones[centre] > 0 and s.height[x] == 1
+    # the three at -1,1 is the only tile pointing into the vein
+    assert s.vein_connected(centre) and not s.vein_connected(centre, exclude=x)
+    assert "lay four at -1,1 r0" in texts(s)
+    play(s, ["lay four at -1,1 r0"])
+    assert s.height[x] == 2 and s.vein_connected(centre)
+
+
 def test_tile_next_to_city_must_lead_into_every_space():
     """A tile beside city spaces needs an exit into each; others' city stations forbid the cell."""
     s = to_build(2)
@@ -642,6 +664,31 @@ def test_colour_sale_rulebook_example():
     play(s, ["sell 3"])
     assert s.scores()[second] == score + 24
     assert [s.scale[v] for v in (5, 6, 7, 8)] == [1, 1, 1, 1]
+
+
+def test_colour_sale_opens_at_the_price():
+    """Section 5.7 and question 16 (issue 19): the first bid equals the colour's price
+    (colour_sale_opening_bid=exactly_price by default); later bids are strictly lower."""
+    s = sale_state(2, {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]})     # six red out: price 6
+    assert s._game.parameters()["colour_sale_opening_bid"] == "exactly_price"
+    price = s.price(RED)
+    assert price == 6
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {price}"]
+    assert "not allowed" in assert_refused(s, f"bid {price - 1}", f"bid {price - 1}", f"bids {price} to {price}")
+    play(s, [f"bid {price}"])
+    assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(1, price)]
+
+
+def test_bids_above_60_are_offered_up_to_the_bidders_score():
+    """Section 5.1 (issue 19): bids are capped by the bidder's score (bid_cap=current_score), not by the
+    action table, so a player holding more than 60 points can bid them all."""
+    s = fresh(2)
+    s.scores_[0] = 75
+    bids = [t for t in texts(s) if t.startswith("bid")]
+    assert bids[-1] == "bid 75" and "bid 61" in bids and len(bids) == 76
+    assert_refused(s, "bid 76", "bid 76", "bids 0 to 75")
+    play(s, ["bid 70", "pass"])
+    assert s.scores()[0] == 5
 
 
 def test_colour_sale_bids_fall_and_need_the_colour():

@@ -234,6 +234,87 @@ def test_a_hidden_pair_follows_the_hypergeometric_split_of_the_unseen_cards():
     assert chi_square(biased, expected, samples)[0] > 3 * chi_square_limit(df)
 
 
+@pytest.mark.parametrize("players,options", [(2, {}), (3, {}), (5, {"hand_size": 10}), (4, {"burn_cards": 2})])
+def test_resampled_hands_hold_only_unseen_cards_keep_public_hand_sizes_and_never_use_the_true_split(players,
+                                                                                                   options):
+    """Section 8 (issue 19): opponents' hands and the deck are hidden, only their union (the unknown pool)
+    is known. A resample (a) puts no card the player can see into another hand or the deck, (b) keeps every
+    hand size (public; within a lap they differ by at most one) and the deck size, and (c) redistributes
+    the whole pool over hidden hands and deck: a card the true state has in an opponent's hand lands in the
+    deck in some resamples, and a card the true state has in the deck lands in a hand."""
+    for engine in ("compiled", "reference"):
+        game = load_game("pairs", players=players, engine=engine, **options)
+        rng = np.random.default_rng([players, 19])
+        moved_out = moved_in = 0
+        for seed in range(3 if engine == "compiled" else 1):
+            for step, state in enumerate(walk(game, seed)):
+                if state.is_terminal() or state.current_player() < 0 or step % 5:
+                    continue
+                me = state.current_player()
+                view = state.observation(me)
+                d = state.to_dict()
+                sizes = view["hand_sizes"]
+                assert max(sizes) - min(sizes) <= 1, "hand sizes differ by at most one within a lap"
+                others = [q for q in range(players) if q != me]
+                for _ in range(4):
+                    sample = state.resample_from_infostate(me, rng).to_dict()
+                    pool = [sum(sample["hands"][q][r] for q in others) + sample["deck"][r] + sample["burned"][r]
+                            for r in range(10)]
+                    assert pool == view["unseen"], "hands, deck and burned cards hold exactly the unseen pool"
+                    assert [sum(h) for h in sample["hands"]] == sizes and sum(sample["deck"]) == view["deck_size"]
+                    assert sample["hands"][me] == d["hands"][me] and sample["cave"] == d["cave"]
+                    assert sample["captured"] == d["captured"]
+                    for r in range(10):
+                        true_hands = sum(d["hands"][q][r] for q in others)
+                        new_hands = sum(sample["hands"][q][r] for q in others)
+                        moved_out += new_hands < true_hands and sample["deck"][r] > d["deck"][r]
+                        moved_in += new_hands > true_hands and sample["deck"][r] < d["deck"][r]
+        if sum(rules().copies) - players * game.config.hand_size - game.config.cave_size \
+                - game.config.burn_cards > 0:        # a deck to split with (5 hands of 10 leave none)
+            assert moved_out > 0 and moved_in > 0, "cards cross between hidden hands and the deck"
+
+
+def test_the_resample_depends_only_on_the_players_information_not_on_the_true_split():
+    """Issue 19: two deals that player 1 cannot tell apart, one where p0 holds a 10 and the deck a 6 and one
+    where p0 holds the 6 and the deck the 10, give the same resample from the same seed, at every point of
+    the round: the true split between the hidden hand and the deck never reaches the sample."""
+    for engine in ("compiled", "reference"):
+        game = load_game("pairs", players=2, first_dealer=0, engine=engine)
+        base = [3, 4, 5, 6, 7, 8, 9]
+        first, second = game.new_initial_state(), game.new_initial_state()
+        for i in range(7):     # p1 receives the same cards; p0's fourth card differs (6 or 10)
+            for state, card in ((first, base[i]), (second, 10 if i == 3 else base[i])):
+                state.apply_action(base[i] - 1)     # to p1
+                state.apply_action(card - 1)        # to p0
+        for state in (first, second):
+            for card in (2, 2, 4, 9, 10):
+                state.apply_action(card - 1)
+        assert first.to_dict()["deck"] != second.to_dict()["deck"]
+        rng = np.random.default_rng(3)
+        checked = 0
+        while not first.is_terminal() and first.to_dict()["round"] == 0:
+            if first.current_player() == 1:
+                assert first.information_state_string(1) == second.information_state_string(1)
+                for seed in range(5):
+                    assert first.resample_from_infostate(1, seed).serialize() == \
+                        second.resample_from_infostate(1, seed).serialize()
+                checked += 1
+            if first.current_player() == CHANCE:      # the same refill in both (a rank both decks hold)
+                common = [a for a, _ in first.chance_outcomes() if a in dict(second.chance_outcomes())]
+                action = common[rng.integers(len(common))]
+            elif first.current_player() == 0:         # p0 plays a card both of its hands hold
+                common = [a for a in first.legal_actions() if a in second.legal_actions()]
+                if not common:                        # only the differing card is left
+                    break
+                action = common[rng.integers(len(common))]
+            else:
+                legal = first.legal_actions()
+                action = legal[rng.integers(len(legal))]
+            first.apply_action(action)
+            second.apply_action(action)
+        assert checked >= 6
+
+
 def test_resampling_is_reproducible_from_its_seed_and_varies_between_seeds():
     game = load_game("pairs", players=4)
     state = game.new_initial_state(seed=3)

@@ -17,7 +17,11 @@ from cavekit.core.pairs.compiled import CompiledState
 from cavekit.core.pairs.reference import ReferenceState
 from cavekit.core.pairs.rules import capture_target, load_rules_data, round_points, rules
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "rules" / "the-cave-pairs.json"
+# The shared rules folder sits beside the checkout (/work/main -> /work/shared) or, for a worktree under
+# /work/wt/<name>, one level further up; the first that exists is compared.
+SHARED = next((folder / "shared" / "rules" / "the-cave-pairs.json" for folder in Path(__file__).resolve().parents[2:4]
+               if (folder / "shared" / "rules" / "the-cave-pairs.json").exists()),
+              Path(__file__).resolve().parents[2] / "shared" / "rules" / "the-cave-pairs.json")
 ENGINES = ("reference", "compiled")
 
 
@@ -182,6 +186,48 @@ def test_an_empty_deck_means_no_refill_and_play_goes_on_with_a_smaller_cave(engi
         state.apply_action(legal[rng.integers(len(legal))])
     assert len(cave_sizes) == 50 and min(cave_sizes) < 5
     assert len(state.to_dict()["round_scores"]) == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("players,options", [(2, {}), (5, {"hand_size": 10}), (2, {"hand_size": 20}),
+                                             (6, {"hand_size": 8})])
+def test_a_capture_of_k_draws_k_minus_1_while_the_deck_lasts_then_the_cave_shrinks(engine, players, options):
+    """Section 4 (issue 19): while the deck lasts, a capture of k cards from a Cave of 5 draws k - 1 cards;
+    once the deck is empty nothing is drawn and the Cave ends the turn k - 1 cards smaller."""
+    game = load_game("pairs", players=players, rounds=1, engine=engine, **options)
+    full = shrunk = 0
+    for seed in range(4):
+        rng = np.random.default_rng([players, seed, 19])
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+                continue
+            before = state.to_dict()
+            cave, deck = sum(before["cave"]), sum(before["deck"])
+            legal = state.legal_actions()
+            rank = legal[rng.integers(len(legal))]
+            k = before["cave"][capture_target(before["cave"], rank)]
+            state.apply_action(rank)
+            if state.is_terminal():
+                break
+            after = state.to_dict()
+            assert sum(after["cave"]) == cave - k + 1, "the captured cards leave, the played card joins"
+            if deck == 0:
+                assert after["refills_pending"] == 0 and state.current_player() >= 0, "an empty deck: no refill"
+                shrunk += 1
+            else:
+                assert after["refills_pending"] == min(game.config.cave_size - (cave - k + 1), deck)
+                if cave == 5 and deck >= k - 1:
+                    assert after["refills_pending"] == k - 1
+                    full += 1
+            while state.current_player() == CHANCE:         # the refills, one card each
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+            assert sum(state.to_dict()["cave"]) == min(game.config.cave_size, cave - k + 1 + deck)
+    if options.get("hand_size", 0) >= 8:
+        assert shrunk > 0, "the deck ran out in these games"
+    if players == 2 and not options:
+        assert full > 0
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -47,11 +47,12 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ...core.cavum.rules import MAX_BID
 from ..results import load_results
 from ..stats import mean_interval, seat_count, t_quantile, wilson_interval
 
 CLUSTER = ["run", "game"]                        # a game is identified by its results folder and index
-DEFAULT_BID_BINS = (0, 1, 5, 10, 20, 30, 61)     # winning-bid bins [a, b) for the empirical bid curve
+DEFAULT_BID_BINS = (0, 1, 5, 10, 20, 30, MAX_BID + 1)   # winning-bid bins [a, b) for the empirical bid curve
 
 
 # -- intervals -----------------------------------------------------------------------------------------------

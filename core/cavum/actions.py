@@ -6,6 +6,17 @@ discards, prospecting steps, sales). The notation is stable: `bid 2`, `take sequ
 `option: take four from pool`, `option: +3 points`, `discard vein`, `prospect from S3`, `prospect via -3,5`,
 `prospect: stop`, `prospect: no route`, `prospect: take stone at -3,3`, `sell 2`, `fulfil O01`, `done`,
 `end turn`, `final sale: red`.
+
+Bids: `bid 0` ... `bid MAX_BID`. A bid is one action, and the table holds every bid up to MAX_BID
+(`rules.auction_score_bound()`, 462 with the shipped data: the largest score a player can hold when a
+sequence auction opens), so a bid is capped by the bidder's score (or, with bid_cap=unbounded, by that
+bound), never by the table. Why one action per bid and not a bid spelled as digit actions: a bid stays one
+decision for the agents and the analyses that read bids (`bid k` in the records), and with the default cap
+the legal bids are still only 0..score; the price is a larger table (about 400 more ids) and, with
+bid_cap=unbounded, up to MAX_BID + 1 legal bids at an auction.
+Ids: bids 0-60 keep ids 0-60 (the table before issue 19 stopped at 60), and bids 61..MAX_BID are appended
+after every other action (ids 5507 onward), so every older id keeps its meaning. Bid ids are therefore
+not contiguous: look them up with `ActionTable.id(BID, value)`.
 """
 from __future__ import annotations
 
@@ -13,6 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .rules import KINDS, MAX_BID, NUM_DIRS, NUM_KINDS, rules
+
+LEGACY_MAX_BID = 60      # bids 0..60 come first (their ids predate issue 19); higher bids come last
 
 # Action kinds.
 (BID, PASS, CHOOSE_CARD, TAKE_ORDER, FULFIL, DONE, END_TURN, LAY, STATION, VEIN, OPTION_POINTS, OPTION_TAKE,
@@ -49,7 +62,7 @@ class ActionTable:
     def __init__(self) -> None:
         r = rules()
         specs: list[ActionSpec] = []
-        specs += [ActionSpec(BID, v, text=f"bid {v}") for v in range(MAX_BID + 1)]
+        specs += [ActionSpec(BID, v, text=f"bid {v}") for v in range(LEGACY_MAX_BID + 1)]
         specs.append(ActionSpec(PASS, text="pass"))
         specs += [ActionSpec(CHOOSE_CARD, c, text=f"take sequence card {c}") for c in (1, 2, 3, 4)]
         specs += [ActionSpec(TAKE_ORDER, i, text=f"take {o.id}") for i, o in enumerate(r.order_cards)]
@@ -76,6 +89,7 @@ class ActionTable:
                   for cell in range(r.num_cells)]
         specs += [ActionSpec(SELL, k, text=f"sell {k}") for k in range(1, r.stones_per_colour + 1)]
         specs += [ActionSpec(FINAL_SELL, c, text=f"final sale: {name}") for c, name in enumerate(r.colours)]
+        specs += [ActionSpec(BID, v, text=f"bid {v}") for v in range(LEGACY_MAX_BID + 1, MAX_BID + 1)]
         self.specs = tuple(specs)
         self.by_text = {normalize_text(s.text): i for i, s in enumerate(specs)}
         self.by_key = {(s.kind, s.a, s.b, s.c): i for i, s in enumerate(specs)}

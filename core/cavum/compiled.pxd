@@ -24,8 +24,8 @@ cdef enum:
     SCALE_SPACES = 9          # price-scale spaces per colour (values 1..9), as in reference.py
     MAX_GROUPS = 3            # connected exit groups of one tile (three channels of a six)
     NUM_SEQUENCE_CARDS = 4
-    MAX_BID = 60              # rules.MAX_BID
-    NUM_ACTIONS = 5507        # len(actions.action_table())
+    MAX_BID = 462             # rules.MAX_BID (rules.auction_score_bound())
+    NUM_ACTIONS = 5909        # len(actions.action_table())
 
 # The rules of one game: data file numbers, the geometry of its options and its rule options, filled once per
 # game (`GameTables`) from rules(), geometry(...) and the Config; every position points to one.
@@ -134,7 +134,7 @@ ctypedef struct GameState:
     int8_t owner[NUM_ORDERS]
     int16_t chip_supply
     int8_t draws_left
-    int8_t bid
+    int16_t bid                                     # up to MAX_BID
     int8_t bidder
     int8_t passed[MAX_PLAYERS]
     int8_t passes_in_row

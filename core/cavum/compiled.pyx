@@ -615,7 +615,8 @@ cdef bint live(const GameState* s, int space) noexcept nogil:
 
 
 cdef bint vein_connected(const GameState* s, int cell, int exclude) noexcept nogil:
-    """A vein is connected when some other tile next to it has an exit pointing into its cell."""
+    """A vein is connected when some tile next to it (not `exclude`, -1 for none) has an exit pointing into
+    its cell. Laying a tile passes -1: the tile about to be covered counts (reference.vein_connected)."""
     cdef int d, nb
     for d in range(NUM_DIRS):
         nb = s.t.neighbours[cell][d]
@@ -925,7 +926,7 @@ cdef void prepare_cells(const GameState* s, int p, Context* ctx) noexcept nogil:
             if not 0 <= nb < NUM_CELLS:
                 continue
             if s.vein_stones[nb] > 0:
-                if vein_connected(s, nb, cell):
+                if vein_connected(s, nb, -1):
                     ctx.continues[cell] |= 1 << d
                 elif s.t.vein_neighbour_forbidden:
                     ok = False
@@ -1084,7 +1085,7 @@ cdef bint lay_problem(const GameState* s, int p, int piece, int cell, int rot, b
         if not 0 <= nb < NUM_CELLS:
             continue
         if s.vein_stones[nb] > 0:
-            connected = vein_connected(s, nb, cell)
+            connected = vein_connected(s, nb, -1)
             if not connected and s.t.vein_neighbour_forbidden:
                 return True
             if connected and (mask >> d) & 1:

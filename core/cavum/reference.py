@@ -334,7 +334,11 @@ class ReferenceState(StateMixin):
         return dfs(start, -1, {start})
 
     def vein_connected(self, cell: int, exclude: int = -1) -> bool:
-        """A vein is connected when some other tile next to it has an exit pointing into its cell."""
+        """A vein is connected when some tile next to it (not under it) has an exit pointing into its cell.
+
+        A tile about to be covered counts (section 7.2.2: "at least one tunnel of a tunnel tile already
+        leads to this vein on the board", and the covered tile is on the board when the new one is laid),
+        so laying a tile never excludes a cell; `exclude` (a cell to leave out) is for analysis only."""
         r = rules()
         for d, nb in enumerate(r.neighbours[cell]):
             if 0 <= nb < r.num_cells and nb != exclude and self.vein_stones[nb] == 0 \
@@ -548,7 +552,7 @@ class ReferenceState(StateMixin):
             if not 0 <= nb < r.num_cells:
                 continue
             if self.vein_stones[nb] > 0:
-                connected = self.vein_connected(nb, exclude=cell)
+                connected = self.vein_connected(nb)      # the tile being covered counts (7.2.2)
                 if not connected and c.unconnected_vein_neighbour == "forbidden":
                     return f"the cell is next to the unconnected vein at {r.node_name(nb)}"
                 if connected and mask >> d & 1:

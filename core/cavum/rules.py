@@ -15,10 +15,13 @@ open question is; the map, start tiles, order-card contents and colour names are
 - `sequence_card_dynamite`: `["two", "three", "four", "six"]`, the dynamite kinds of cards 1-4 (a list, or a
   mapping `{"1": ..., "4": ...}` as in the data file), four distinct kinds (#13; distinct because the supply
   holds 3 dynamite tiles of each kind for 3 phases)
-- `bid_cap`: `current_score`, `unbounded` (#14; bids are offered up to MAX_BID either way)
+- `bid_cap`: `current_score`, `unbounded` (#14; `unbounded` offers every bid up to MAX_BID, the largest
+  score a player can hold when a sequence auction opens, so any player may bid all their points and more)
 - `order_pick_pass_is_final`, `colour_sale_pass_is_final`: True, False (#15; False: a player who passed may
   come back in until a full round of passes)
-- `colour_sale_min_bid`: 1 (an integer 1-9), `colour_sale_opening_bid`: `up_to_price`, `exactly_price` (#16)
+- `colour_sale_min_bid`: 1 (an integer 1-9), `colour_sale_opening_bid`: `exactly_price`, `up_to_price` (#16;
+  the rulebook: "the players start bidding at the highest visible number shown", so the first bid is the
+  colour's price; `up_to_price` lets the opener bid anything from the minimum to the price)
 - `colour_sale_colour_order`: the six colours in any order, default yellow, red, blue, green, white, violet (#17)
 - `city_space_exits`: `all_adjacent_mountain_cells`, `one_exit_per_space` (#2; keeps the first exit the data
   file lists for each space)
@@ -60,7 +63,7 @@ NUM_DIRS = 6
 KINDS = ("two", "three", "four", "six")           # kind index = rank by exit count
 NUM_KINDS = len(KINDS)
 CITY_BASE = 91                                     # node id of the first city space (set from the data in rules())
-MAX_BID = 60                                       # bids offered: 0..MAX_BID (the action table is fixed)
+MAX_BID = 462                                      # bids in the action table: 0..MAX_BID = auction_score_bound()
 MAX_STACK = NUM_KINDS                              # two < three < four < six: at most four tiles on a cell
 
 
@@ -229,6 +232,35 @@ def rules() -> Rules:
     return _parse(load_rules_data())
 
 
+def auction_score_bound(r: Rules | None = None) -> int:
+    """The largest score any player can hold when a sequence auction opens: the size of the bid table.
+
+    A bid never exceeds the bidder's score (bid_cap=current_score), so the action table needs bids up to
+    the largest score reachable at an auction, and the last auctions open phase `phases`, after
+    `phases - 1` whole phases. Points come only from these sources, each bounded from the data file:
+    - the start points;
+    - options: `phase_options` x `option_points` per phase;
+    - city scoring, once per phase: a live station scores the spaces of its city that are empty or hold a
+      dead station, so k stations of one player in a city of n spaces score at most k (n - k) <= n^2 / 4;
+    - stones: the one prospect of a phase takes at most one stone from each vein on its route, and at most
+      `vein_supply` veins are on the board; a stone is sold once, for at most 9 in a colour sale (the top
+      scale space) or a share of an order card's points (at most `points / stones`);
+    - 2-chips: a card turned up in phase j carries at most k - j chips when taken in phase k, and at most
+      five cards are turned up a phase.
+    Penalties and auction payments only lower a score. Every term is a loose upper bound, so no reachable
+    position can need a larger bid; the constant MAX_BID is this number (a test checks they agree).
+    """
+    r = r or rules()
+    before = r.phases - 1
+    options = r.phase_options * r.option_points
+    cities = sum(len(spaces) ** 2 // 4 for spaces in r.city_spaces)
+    top_price = r.stones_per_colour                 # scale spaces are valued 1..stones_per_colour
+    stone_value = max([top_price] + [-(-card.points // len(card.stones)) for card in r.order_cards])
+    stones = r.phase_prospects * r.vein_supply * stone_value
+    chips = sum(5 * (k - j) for k in range(1, before + 1) for j in range(1, k + 1)) * r.two_chip_points
+    return r.start_points + before * (options + cities + stones) + chips
+
+
 # -- parameters ---------------------------------------------------------------------------------------
 
 CHOICES: dict[str, tuple[Any, ...]] = {
@@ -236,7 +268,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "bid_cap": ("current_score", "unbounded"),
     "order_pick_pass_is_final": (True, False),
     "colour_sale_pass_is_final": (True, False),
-    "colour_sale_opening_bid": ("up_to_price", "exactly_price"),
+    "colour_sale_opening_bid": ("exactly_price", "up_to_price"),
     "city_space_exits": ("all_adjacent_mountain_cells", "one_exit_per_space"),
     "city_adjacency_rule": ("must_lead_into_every_adjacent_city_space", "must_lead_into_at_least_one", "none"),
     "city_spaces_pass_through": (False, True),
@@ -336,7 +368,7 @@ def make_config(players: int = 2, **params: Any) -> Config:
         raise ConfigError(f"unknown Cavum parameter(s) {', '.join(unknown)}; "
                           f"known parameters: players, {', '.join(PARAMETERS)}")
     d = r.defaults
-    defaults = {"colour_sale_opening_bid": "up_to_price", "three_exit_pattern": "Y", "two_exit_pattern": "straight",
+    defaults = {"colour_sale_opening_bid": "exactly_price", "three_exit_pattern": "Y", "two_exit_pattern": "straight",
                 "unconnected_vein_neighbour": "allowed_if_continuing_other_tunnel",
                 "station_on_tile": "last_tile_this_turn", "sequence_auction_next_opener": "last_winner_left",
                 "city_space_exits": "all_adjacent_mountain_cells",
