@@ -39,7 +39,7 @@ BIDDING_RULES = ("value", "evaluator")
 
 def scorings_left(state: Any) -> int:
     """City scorings still to come: one per phase not yet scored, plus the final one (none in the final sale)."""
-    from ..core.cavum.reference import BUILD, FINAL_SALE
+    from ..core.cavum.stages import BUILD, FINAL_SALE
     phases = rules().phases
     if state.stage >= FINAL_SALE:
         return 0
@@ -132,7 +132,7 @@ class CavumHeuristicAgent:
     def _turn_order_move(self, state: Any, legal: list[int]) -> int | None:
         """The sequence-auction bid or pass, or the card an auction winner takes; None at any other stage."""
         from ..core.cavum.actions import BID, CHOOSE_CARD, PASS
-        from ..core.cavum.reference import AUCTION, CHOOSE
+        from ..core.cavum.stages import AUCTION, CHOOSE
         table = action_table()
         if state.stage == CHOOSE:
             cards = [a for a in legal if table.specs[a].kind == CHOOSE_CARD]

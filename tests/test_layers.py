@@ -159,7 +159,7 @@ def imports_of(path: Path) -> set[str]:
                 continue
             level = len(relative) - len(relative.lstrip("."))
             base = _resolve(relative.lstrip("."), level, current, is_package)
-            found.update(f"{base}.{n.strip()}" for n in names.strip("() ").split(","))
+            found.update(f"{base}.{n.split(' as ')[0].strip()}" for n in names.strip("() ").split(","))
     else:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ...core.api import State
-from ...core.cavum import reference as cavum_stages
+from ...core.cavum import stages as cavum_stages
 from ...core.cavum.rules import rules as cavum_rules
 from ..decisions import DecisionFields, score_after
 

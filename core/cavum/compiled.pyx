@@ -30,7 +30,7 @@ from . import actions as _actions
 from . import reference as _reference
 from .actions import NUM_PIECES as PY_NUM_PIECES, PIECE_STATION as PY_PIECE_STATION, PIECE_VEIN as PY_PIECE_VEIN
 from .actions import action_table
-from .game import StateMixin
+from .state import StateMixin
 from .reference import ReferenceState
 from .rules import MAX_BID as PY_MAX_BID, MAX_STACK as PY_MAX_STACK, NUM_DIRS as PY_NUM_DIRS
 from .rules import NUM_KINDS as PY_NUM_KINDS, geometry, rules

@@ -35,13 +35,11 @@ from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from .actions import (BID, CHOOSE_CARD, DISCARD, DONE, END_TURN, FINAL_SELL, FULFIL, LAY, NUM_PIECES, OPTION_POINTS,
                       OPTION_TAKE, PASS, PIECE_STATION, PIECE_VEIN, PROSPECT_NONE, PROSPECT_START, PROSPECT_STEP,
                       PROSPECT_STOP, PROSPECT_TAKE, SELL, STATION, TAKE_ORDER, VEIN, action_table, piece_name)
-from .game import StateMixin
+from .stages import (AUCTION, BUILD, CHOOSE, COLOUR_BID, COLOUR_SELL, DRAW, FINAL_SALE, ORDER_PICK,  # noqa: F401
+                     ORDER_SALE, OVER, STAGE_NAMES)
+from .state import StateMixin
 from .rules import MAX_BID, MAX_STACK, NUM_DIRS, NUM_KINDS, geometry, opposite, rules
 
-# Stages of a phase.
-DRAW, AUCTION, CHOOSE, ORDER_PICK, BUILD, COLOUR_BID, COLOUR_SELL, ORDER_SALE, FINAL_SALE, OVER = range(10)
-STAGE_NAMES = ("order-card draw", "sequence auction", "sequence card choice", "order-card pick", "building",
-               "colour sale bidding", "colour sale", "order sale", "final sale", "game over")
 ALL_SIDES = (1 << NUM_DIRS) - 1
 NO_ROUTE = 0          # prospect progress: not started
 ROUTING = 1

@@ -5,6 +5,7 @@ from typing import Any
 
 from .actions import piece_name
 from .rules import KINDS, rules
+from .stages import STAGE_NAMES
 
 
 def _cell_text(state: Any, cell: int) -> str:
@@ -24,7 +25,6 @@ def _cell_text(state: Any, cell: int) -> str:
 
 def render_state(state: Any) -> str:
     """The position as lines of text."""
-    from .reference import STAGE_NAMES
     r = rules()
     lines = [f"Cavum, {state.n} players, phase {state.phase + 1}/{r.phases}, {STAGE_NAMES[state.stage]}, "
              f"to move: {state.current_player()}"]
