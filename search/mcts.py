@@ -9,7 +9,9 @@ has backed up, so one exploration constant `c` suits both.
 Leaves are valued by a rollout policy (`random`, `greedy`: one-step look-ahead with the game's heuristic,
 `epsilon`: greedy with probability 1 - epsilon) played to the end or for `rollout_steps` steps and then
 evaluated by the heuristic, or directly by the heuristic (`rollout=none`). The tree is kept between moves
-when the game continues from a position in it (`reuse=1`). `workers=k` runs k independent searches in
+when the game continues from a position in it (`reuse=1`), in games without hidden information only: the
+way down a kept tree follows the true history, hidden chance outcomes included (the cards dealt to others),
+so a kept subtree would be built from determinisations that agree with what the searcher may not see. `workers=k` runs k independent searches in
 processes (root parallelism) and adds their root visit counts. For games with hidden information
 (`state.resample_from_infostate`), each iteration plays in a determinisation sampled for the searching
 player, and children not legal in that determinisation are skipped (single-observer IS-MCTS);
@@ -77,7 +79,10 @@ class MCTSAgent:
         self.game = game
         self.iterations, self.seconds, self.c = iterations, seconds, c
         self.rollout, self.epsilon, self.rollout_steps = rollout, epsilon, rollout_steps
-        self.reuse, self.workers = bool(reuse), workers
+        # A tree kept between moves is reached through the true history, hidden outcomes included: never
+        # keep one where something is hidden (unless searching the true state anyway).
+        self.reuse = bool(reuse) and (perfect_information or not getattr(game, "hidden_information", False))
+        self.workers = workers
         # Analysis only: search the true state even in a hidden-information game (a cheating upper bound).
         self.perfect_information = bool(perfect_information)
         self.evaluator: Evaluator = evaluator_for(game)

@@ -175,3 +175,27 @@ def test_determinized_expectimax_averages_over_resampled_worlds_only():
     assert again.action_values(twin(state)) == values
     with pytest.raises(ConfigError, match="determinizations must be at least 1"):
         make_agent("dexpectimax:determinizations=0", game)
+
+
+def test_is_mcts_keeps_no_tree_between_moves_when_hands_are_hidden():
+    # A kept tree is entered along the true history, dealt cards included: its statistics would come from
+    # deals that agree with the opponents' hidden hands. With hidden hands, keeping the tree must change nothing.
+    game = load_game("pairs", players=3)
+    kept = make_agent("mcts:iterations=200", game, seed=5)
+    fresh = make_agent("mcts:iterations=200,reuse=0", game, seed=5)
+    others = [make_agent("random", game, seed=s) for s in (1, 2)]
+    state, rng, compared = game.new_initial_state(), np.random.default_rng(3), 0
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == CHANCE:
+            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+            continue
+        if player == 0 and len(state.legal_actions()) > 1:
+            action = kept.step(state)
+            assert fresh.step(state) == action
+            assert kept.last_result.visits == fresh.last_result.visits, "the kept tree carried visits over"
+            compared += 1
+        else:
+            action = others[player - 1].step(state) if player else state.legal_actions()[0]
+        state.apply_action(action)
+    assert compared >= 5
