@@ -48,29 +48,35 @@ class RandomAgent:
         return int(legal[self.rng.integers(len(legal))])
 
 
-_AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]]]] = {}
+_AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], str | None]] = {}
 
 
-def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, Callable[[str], Any]]) -> None:
+def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, Callable[[str], Any]],
+                   game: str | None = None) -> None:
     """Make `factory(game, seed=..., **options)` buildable as the spec `name:key=value,...`.
 
-    `options` maps each option name to the function that parses its text (int, float, str, ...).
+    `options` maps each option name to the function that parses its text (int, float, str, ...); `game` names
+    the one game the agent plays (None: every game), so a spec for another game is refused before any play.
     """
-    _AGENTS[name] = (factory, options)
+    _AGENTS[name] = (factory, options, game)
 
 
 register_agent("random", RandomAgent, {})
 
 
-def agent_names() -> list[str]:
-    return sorted(_AGENTS)
+def agent_names(game_name: str | None = None) -> list[str]:
+    """Every registered agent, or those that play the game called `game_name`."""
+    return sorted(name for name, (_, _, plays) in _AGENTS.items()
+                  if game_name is None or plays is None or plays == game_name)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split `name:key=value,...` into the name and its raw option strings."""
     name, _, rest = spec.strip().partition(":")
     options: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    for item in (part.strip() for part in rest.split(",")) if rest.strip() else ():
+        if not item:
+            raise ConfigError(f"agent spec {spec!r}: an empty option between commas; write name:key=value,key=value")
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ConfigError(f"agent spec {spec!r}: option {item!r} is not of the form key=value")
@@ -83,7 +89,10 @@ def make_agent(spec: str, game: Game, seed: int | np.random.SeedSequence | None 
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
         raise ConfigError(f"unknown agent {name!r} in spec {spec!r}; available agents: {', '.join(agent_names())}")
-    factory, option_types = _AGENTS[name]
+    factory, option_types, plays = _AGENTS[name]
+    if plays is not None and plays != game.name:
+        raise ConfigError(f"agent {name!r} plays {plays} only, not {game.name}; agents for {game.name}: "
+                          f"{', '.join(agent_names(game.name))}")
     options: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in option_types:

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from ..core.api import CHANCE, Game, State, sample_chance_outcome
+from ..core.caverna.spec import SPEC
 from ..core.caverna import board as hb
 from ..core.caverna import furnishings as fu
 from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
@@ -414,5 +415,7 @@ class CavernaRolloutAgent:
         return caverna_evaluate(sim)[player]
 
 
-register_agent("caverna_heuristic", CavernaHeuristicAgent, {"turn_lookahead": int, "max_turn_steps": int})
-register_agent("caverna_rollout", CavernaRolloutAgent, {"candidates": int, "rollouts": int, "horizon": int})
+register_agent("caverna_heuristic", CavernaHeuristicAgent, {"turn_lookahead": int, "max_turn_steps": int},
+               game=SPEC.name)
+register_agent("caverna_rollout", CavernaRolloutAgent, {"candidates": int, "rollouts": int, "horizon": int},
+               game=SPEC.name)

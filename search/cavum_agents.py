@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..core.api import ConfigError, Game, State
+from ..core.cavum.spec import SPEC
 from ..core.cavum.actions import action_table
 from ..core.cavum.rules import rules
 from .agent import choosable_actions, register_agent
@@ -149,4 +150,5 @@ class CavumHeuristicAgent:
         return bids[raise_to] if raise_to in bids and raise_to <= worth else passes[0]
 
 
-register_agent("cavum_heuristic", CavumHeuristicAgent, {"vein_bonus": float, "order_value": float, "bidding": str})
+register_agent("cavum_heuristic", CavumHeuristicAgent, {"vein_bonus": float, "order_value": float, "bidding": str},
+               game=SPEC.name)

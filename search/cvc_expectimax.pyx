@@ -26,6 +26,7 @@ from cavekit.search.cvc_evaluation cimport evaluate
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, state_struct
 
 from ..core.api import ConfigError
+from ..core.cvc.spec import SPEC
 from .agent import register_agent
 from .cvc_segment_agent import SegmentPlanAgent
 
@@ -186,4 +187,4 @@ class CompiledExpectimaxAgent(SegmentPlanAgent):
 
 
 register_agent("cvc_expectimax", CompiledExpectimaxAgent,
-               {"depth": int, "width": int, "chance_samples": int, "max_states": int})
+               {"depth": int, "width": int, "chance_samples": int, "max_states": int}, game=SPEC.name)

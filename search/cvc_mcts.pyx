@@ -20,6 +20,7 @@ from cavekit.search.cvc_segments cimport now
 import numpy as np
 
 from ..core.api import CHANCE as PY_CHANCE, ConfigError
+from ..core.cvc.spec import SPEC
 from ..core.cvc.compiled import CompiledState
 from .agent import register_agent
 from ..core.cvc.actions import CONVERT as PY_CONVERT, END_TURN as PY_END_TURN, action_table
@@ -319,4 +320,4 @@ class CompiledMCTSAgent:
 
 
 register_agent("cvc_mcts", CompiledMCTSAgent, {"iterations": int, "seconds": float, "c": float, "rollout": str,
-                                               "rollout_steps": int})
+                                               "rollout_steps": int}, game=SPEC.name)

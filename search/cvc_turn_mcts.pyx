@@ -31,6 +31,7 @@ from cavekit.search.cvc_evaluation cimport evaluate
 from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, now, state_struct
 
 from ..core.api import ConfigError
+from ..core.cvc.spec import SPEC
 from .agent import register_agent
 from .cvc_segment_agent import SegmentPlanAgent
 
@@ -264,4 +265,4 @@ class CompiledTurnMCTSAgent(SegmentPlanAgent):
 
 register_agent("cvc_turn_mcts", CompiledTurnMCTSAgent,
                {"iterations": int, "seconds": float, "c": float, "widening": float, "max_children": int,
-                "max_states": int})
+                "max_states": int}, game=SPEC.name)

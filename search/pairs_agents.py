@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core.api import CHANCE, ConfigError, Game
+from ..core.pairs.spec import SPEC
 from ..core.pairs.rules import NUM_RANKS, capture_target
 from .agent import register_agent
 
@@ -172,7 +173,7 @@ class PairsHeuristicAgent:
         return int(ties[0] if len(ties) == 1 else ties[self.rng.integers(len(ties))])
 
 
-register_agent("pairs_heuristic", PairsHeuristicAgent, {"exposure": float, "potential": float})
+register_agent("pairs_heuristic", PairsHeuristicAgent, {"exposure": float, "potential": float}, game=SPEC.name)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ def test_heuristic_takes_a_big_majority_capture():
 def test_heuristic_beats_random_clearly_and_checks_its_options():
     results = run_match("pairs", ["pairs_heuristic", "random"], 60, seed=3, progress=False)
     assert score_rate(results, "pairs_heuristic") > 0.75
-    with pytest.raises(ConfigError, match="pairs_heuristic plays The Cave"):
+    with pytest.raises(ConfigError, match="agent .pairs_heuristic. plays pairs only, not cvc; agents for cvc: "):
         make_agent("pairs_heuristic", load_game("cvc"))
     with pytest.raises(ConfigError, match="potential in \\[0, 1\\]"):
         make_agent("pairs_heuristic:potential=2", load_game("pairs"))

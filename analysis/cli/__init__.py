@@ -6,18 +6,21 @@ The generic subcommands (`match`, `tournament`, `bench`, `play`, `report`) live 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from ... import __version__
 from ...core.api import CavekitError
 from ...core.registry import game_specs
-from . import bench, match, play, report, tournament
+from . import bench, games, match, play, report, tournament
 
-GENERIC_COMMANDS = (match, bench, tournament, play, report)
+GENERIC_COMMANDS = (match, bench, tournament, play, report, games)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand: the generic ones, then each game's studies."""
     parser = argparse.ArgumentParser(prog="cavekit", description="AI play and strategy analysis for cave games.")
+    parser.add_argument("--version", action="version", version=f"cavekit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in GENERIC_COMMANDS:
         command.add_parser(sub)
@@ -36,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     except CavekitError as e:
         print(f"cavekit: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader of the output went away (`cavekit ... | head`): stop quietly, pointing stdout at
+        # /dev/null so that Python's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from .common import Subcommands, add_param_option, game_params
 
 def run(args: argparse.Namespace) -> int:
     """Play the batch, print its summary tables and say where the results went."""
-    params = game_params(args.param)
+    params = game_params(args.param, args.game)
     players = args.players if args.players is not None else len(args.agents)
     results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
                         jobs=args.jobs, out=args.out, backend=args.backend, chunk_size=args.chunk_size,

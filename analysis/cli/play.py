@@ -10,7 +10,7 @@ from .common import Subcommands, add_param_option, game_params
 def run(args: argparse.Namespace) -> int:
     """Play a game against an AI in the terminal (input from stdin)."""
     from ..play import load_record, play
-    params = game_params(args.param)
+    params = game_params(args.param, args.game)
     if args.players is not None:
         params["players"] = args.players
     game = load_game(args.game, **params)

@@ -12,7 +12,7 @@ from .common import Subcommands, add_param_option, game_params
 
 def run(args: argparse.Namespace) -> int:
     """Play the tournament, print its tables and optionally write them to --out."""
-    params = game_params(args.param)
+    params = game_params(args.param, args.game)
     if args.players is not None:
         params["players"] = args.players
     result = run_tournament(args.game, args.agents, args.games, args.seed, gauntlet=args.gauntlet, jobs=args.jobs,

@@ -1,0 +1,77 @@
+"""The `cavekit` command as a user meets it: listings, `--version`, and one-line errors for bad options."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import cavekit
+from cavekit.core.registry import game_specs
+
+
+def cavekit_command(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_version_is_the_package_version():
+    done = cavekit_command("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"cavekit {cavekit.__version__}"
+
+
+def test_games_lists_every_registered_game_with_its_players_and_engines():
+    done = cavekit_command("games")
+    assert done.returncode == 0
+    for spec in game_specs():
+        line = next(line for line in done.stdout.splitlines() if line.split()[:1] == [spec.name])
+        assert spec.title in line and ", ".join(spec.engines) in line
+
+
+def test_games_name_shows_every_parameter_with_its_default_and_allowed_values():
+    spec = next(s for s in game_specs() if s.default)
+    done = cavekit_command("games", spec.name)
+    assert done.returncode == 0
+    for p in spec.parameters:
+        assert f"{p.name} = {p.default!r}" in done.stdout and p.allowed_text() in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--param", "players=3"], "give the number of players with --players"),
+    (["--param", "no_such_rule=1"], "cvc has no such parameter; its parameters: "),
+    (["--param", "junction_room_gold_allowed=maybe"], "expected true or false, not 'maybe'"),
+    (["--param", "additional_cavern_walls=3,5"], "additional_cavern_walls=(3, 5) is not allowed; allowed values"),
+    (["--param", "undermining_ignores"], "is not of the form name=value"),
+], ids=["players", "unknown", "bool", "list", "no-equals"])
+def test_a_bad_rule_option_is_one_line_saying_what_is_allowed(args, message):
+    done = cavekit_command("match", "cvc", "--agents", "random", "random", "--games", "1", "--quiet", *args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+
+
+def test_a_list_option_is_given_as_comma_separated_items():
+    done = cavekit_command("match", "cvc", "--agents", "random", "random", "--games", "1", "--quiet",
+                           "--param", "additional_cavern_walls=3,4")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("agents, message", [
+    (["caverna_heuristic", "random"], "agent 'caverna_heuristic' plays caverna only, not cvc; agents for cvc: "),
+    (["mcts:iterations=10,,c=1", "random"], "an empty option between commas"),
+], ids=["other-game", "empty-option"])
+def test_an_agent_spec_that_cannot_play_is_refused_before_any_game(agents, message):
+    done = cavekit_command("match", "cvc", "--agents", *agents, "--games", "1", "--quiet")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and message in done.stderr
+
+
+def test_output_cut_short_by_the_reader_ends_quietly():
+    # `cavekit games cvc | head -n 1` and the like: the reader is gone before the output is written.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "games", "cvc"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1 and done.stderr == ""
