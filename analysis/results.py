@@ -312,12 +312,21 @@ class ResultsWriter:
         self._lock_file: Any = None
 
     def __enter__(self) -> "ResultsWriter":
-        self.folder.mkdir(parents=True, exist_ok=True)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ResultsError(self.folder, "is a file, not a results folder; name a new folder, or one this "
+                                            "command wrote before (to resume it)")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ResultsError(self.folder, f"the results folder cannot be created ({e.strerror})") from None
+        lock_was_there = (self.folder / LOCK).exists()
         self._lock()
         try:
             self._open()
         except BaseException:
             self._unlock()
+            if not lock_was_there:      # a refused folder is left as it was found
+                (self.folder / LOCK).unlink(missing_ok=True)
             raise
         return self
 

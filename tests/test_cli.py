@@ -75,3 +75,22 @@ def test_output_cut_short_by_the_reader_ends_quietly():
     finally:
         os.close(write_end)
     assert done.returncode == 1 and done.stderr == ""
+
+
+def test_out_naming_a_file_or_an_impossible_folder_is_one_line(tmp_path):
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    for out, message in ((a_file, "is a file, not a results folder"),
+                         (a_file / "run", "the results folder cannot be created")):
+        done = cavekit_command("match", "cvc", "--agents", "random", "random", "--games", "1", "--quiet",
+                               "--out", str(out))
+        assert done.returncode == 2 and "Traceback" not in done.stderr and message in done.stderr
+    assert a_file.read_text() == "mine"
+
+
+def test_a_refused_results_folder_is_left_as_it_was(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    done = cavekit_command("match", "cvc", "--agents", "random", "random", "--games", "1", "--quiet",
+                           "--out", str(tmp_path))
+    assert done.returncode == 2 and "not a cavekit results folder" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
