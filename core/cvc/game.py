@@ -31,7 +31,9 @@ class CaveVsCave:
         self.config: Config = make_config(**params)
         if players == 1 and self.config.banned_rooms_p1:
             raise ConfigError("banned_rooms_p1 names rooms for seat 1, but a solo game has only seat 0")
-        self.num_distinct_actions = len(action_table())
+        table = action_table()
+        self.num_distinct_actions = len(table)
+        self._end_turn, self._cavern_sides = table.end_turn, frozenset(table.cavern_side.values())
         r = rules()
         turns = sum(r.turns[players]) * players
         setup_chance = (1 if players == 2 else 3) + len(r.turns[players])
@@ -77,12 +79,11 @@ class CaveVsCave:
         # (rooms turned up) never ends it.
         if before.current_player() == CHANCE:
             return False
-        table = action_table()
-        if action == table.end_turn:
+        if action == self._end_turn:
             # `end turn` with a full cave may first ask for the Additional Cavern's side.
             return not (after.current_player() == before.current_player()
-                        and after.legal_actions()[0] in table.cavern_side.values())
-        if action in table.cavern_side.values():
+                        and after.legal_actions()[0] in self._cavern_sides)
+        if action in self._cavern_sides:
             # The side chosen after `end turn` finishes the turn (the turn's tile is reset); the side
             # chosen right after a furnish (award timing "immediately") does not. Rare, so to_dict is fine.
             return after.to_dict()["tile"] < 0
@@ -90,7 +91,7 @@ class CaveVsCave:
 
     def finish_turn_action(self, state: Any) -> int | None:
         """`end turn` when it is legal (a search out of budget ends the turn with it), else None."""
-        end_turn = action_table().end_turn
+        end_turn = self._end_turn
         return end_turn if state.current_player() >= 0 and end_turn in state.legal_actions() else None
 
     def state_key(self, state: Any) -> tuple[Any, ...]:
