@@ -35,7 +35,8 @@ def add_parser(sub: Subcommands) -> None:
                "  cavekit play cvc --players 1 --ai greedy        (solo: the AI only answers hint)")
     play.add_argument("game", choices=game_names(), help="game name")
     play.add_argument("--ai", default="greedy", metavar="SPEC", help="the AI's agent spec (default greedy)")
-    play.add_argument("--seat", type=int, default=0, help="your seat, from 0 to the number of players - 1 (default 0); who starts is dealt")
+    play.add_argument("--seat", type=int, default=0,
+                      help="your seat, from 0 to the number of players - 1 (default 0); who starts is dealt")
     play.add_argument("--seed", type=int, help="seed of chance and the AI (default: a fresh one, printed)")
     play.add_argument("--players", type=int, help="players (default: the game's default; cvc: 2, or 1 for solo)")
     add_param_option(play)
