@@ -2,8 +2,8 @@
 
 `cavekit bench GAME` for a game with a compiled engine plays random games with the reference engine, with the
 compiled engine through the Python API, and with the compiled engine's C playout, and times move generation and
-cloning in C on positions taken from random games; for a game with only its reference engine it times that. `cavekit bench batch` times the batch runner (random agents, results
-folder written) on one worker and on two. Results are rates and ratios, never pass/fail thresholds.
+cloning in C on positions taken from random games; for a game with only its reference engine it times that.
+`cavekit bench batch` times the batch runner (random agents, results folder written) on one worker and on two. Results are rates and ratios, never pass/fail thresholds.
 """
 from __future__ import annotations
 

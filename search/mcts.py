@@ -11,8 +11,8 @@ Leaves are valued by a rollout policy (`random`, `greedy`: one-step look-ahead w
 evaluated by the heuristic, or directly by the heuristic (`rollout=none`). The tree is kept between moves
 when the game continues from a position in it (`reuse=1`), in games without hidden information only: the
 way down a kept tree follows the true history, hidden chance outcomes included (the cards dealt to others),
-so a kept subtree would be built from determinisations that agree with what the searcher may not see. `workers=k` runs k independent searches in
-processes (root parallelism) and adds their root visit counts. For games with hidden information
+so a kept subtree would be built from determinisations that agree with what the searcher may not see.
+`workers=k` runs k independent searches in processes (root parallelism) and adds their root visit counts. For games with hidden information
 (`state.resample_from_infostate`), each iteration plays in a determinisation sampled for the searching
 player, and children not legal in that determinisation are skipped (single-observer IS-MCTS);
 `perfect_information=1` searches the true state instead (cheating: an upper bound for analysis only).
