@@ -18,6 +18,9 @@ break-even bid per position measured by the bidding analysis (`notebooks/cavum_b
 `bidding=evaluator` switches that rule off (the evaluator then sees no difference between bids or cards, so
 its seeded tie-break picks them at random): the bidding analysis plays that variant because it hands turn
 positions out at random, which makes the measured value of a position causal.
+
+Everything is read through the public State API and `state.view()` (the read-only `PositionView` both
+Cavum engines provide), never an engine's own fields; the functions below that take a `view` take that.
 """
 from __future__ import annotations
 
@@ -27,9 +30,11 @@ from typing import Any
 import numpy as np
 
 from ..core.api import ConfigError, Game, State
-from ..core.cavum.spec import SPEC
-from ..core.cavum.actions import action_table
+from ..core.cavum.actions import BID, CHOOSE_CARD, PASS, action_table
 from ..core.cavum.rules import rules
+from ..core.cavum.spec import SPEC
+from ..core.cavum.stages import AUCTION, BUILD, CHOOSE, FINAL_SALE
+from ..core.cavum.view import PositionView
 from .agent import choosable_actions, register_agent
 
 CAVUM_SCALE = 15.0          # points of lead that make tanh about 0.76
@@ -38,50 +43,63 @@ ORDER_VALUE = 1.5           # points per turn position (see the module docstring
 BIDDING_RULES = ("value", "evaluator")
 
 
-def scorings_left(state: Any) -> int:
+def scorings_left(view: PositionView) -> int:
     """City scorings still to come: one per phase not yet scored, plus the final one (none in the final sale)."""
-    from ..core.cavum.stages import BUILD, FINAL_SALE
     phases = rules().phases
-    if state.stage >= FINAL_SALE:
+    if view.stage >= FINAL_SALE:
         return 0
-    if state.stage <= BUILD:
-        return phases - state.phase + 1
-    return phases - state.phase
+    if view.stage <= BUILD:
+        return phases - view.phase + 1
+    return phases - view.phase
 
 
 def expected_points(state: Any) -> list[float]:
-    """Each player's estimated final score (see the module docstring)."""
+    """Each player's estimated final score (see the module docstring); `state` is a state or its view."""
+    view = state if isinstance(state, PositionView) else state.view()
     r = rules()
     k = len(r.colours)
-    left = scorings_left(state)
-    city_value = [0.0] * state.n
-    for spaces in r.city_spaces:
-        live = {s: state.live(s) for s in spaces if state.city_station[s] >= 0}
-        open_spaces = sum(1 for s in spaces if state.city_station[s] < 0 or not live[s])
-        for s, is_live in live.items():
-            if is_live:
-                city_value[state.city_station[s]] += open_spaces * left
-    values = []
-    for p in range(state.n):
-        hand = state.hand(p)
-        stones = sum(hand[c] * max(state.price(c), 1) for c in range(k))
-        orders = 0.0
-        for i, card in enumerate(r.order_cards):
-            if state.owner[i] != p:
-                continue
-            if all(hand[c] >= card.stones.count(c) for c in set(card.stones)):
-                orders += ORDER_SHARE * card.points - sum(max(state.price(c), 1) for c in card.stones)
+    n = view.n
+    left = scorings_left(view)
+    city_station = view.city_station
+    city_value = [0.0] * n
+    if left and any(owner >= 0 for owner in city_station):
+        for spaces in r.city_spaces:
+            live = [city_station[s] for s in spaces if city_station[s] >= 0 and view.live(s)]
+            open_spaces = len(spaces) - len(live)       # empty spaces and dead stations
+            for owner in live:
+                city_value[owner] += open_spaces * left
+    prices = [max(view.price(c), 1) for c in range(k)]
+    hands = [view.hand(p) for p in range(n)]
+    orders = [0.0] * n
+    for i, owner in enumerate(view.owner):
+        if owner >= 0:
+            needs, points, penalty, stones = _order_needs()[i]
+            hand = hands[owner]
+            if all(hand[c] >= count for c, count in needs):
+                orders[owner] += ORDER_SHARE * points - sum(prices[c] for c in stones)
             else:
-                orders -= card.penalty
-        values.append(state.scores_[p] + stones + orders + city_value[p])
-    return values
+                orders[owner] -= penalty
+    scores = view.scores_
+    return [scores[p] + sum(hands[p][c] * prices[c] for c in range(k)) + orders[p] + city_value[p]
+            for p in range(n)]
 
 
-def cavum_evaluate(state: Any) -> list[float]:
-    """Estimated returns of a Cavum state (exact returns once it is over)."""
+_ORDER_NEEDS: list[tuple[tuple[tuple[int, int], ...], int, int, tuple[int, ...]]] = []
+
+
+def _order_needs() -> list[tuple[tuple[tuple[int, int], ...], int, int, tuple[int, ...]]]:
+    """Per order card: (colour, stones needed) pairs, points, penalty and its stones (computed once)."""
+    if not _ORDER_NEEDS:
+        _ORDER_NEEDS.extend((tuple((c, card.stones.count(c)) for c in sorted(set(card.stones))), card.points,
+                             card.penalty, tuple(card.stones)) for card in rules().order_cards)
+    return _ORDER_NEEDS
+
+
+def cavum_evaluate(state: Any, view: PositionView | None = None) -> list[float]:
+    """Estimated returns of a Cavum state (exact returns once it is over); `view` is its view, if at hand."""
     if state.is_terminal():
         return state.returns()
-    values = expected_points(state)
+    values = expected_points(view if view is not None else state.view())
     out = []
     for p, v in enumerate(values):
         best_other = max(values[q] for q in range(len(values)) if q != p)
@@ -120,9 +138,10 @@ class CavumHeuristicAgent:
         for action in legal:
             child = state.clone()
             child.apply_action(action)
-            value = cavum_evaluate(child)[player]
-            route = getattr(child, "route", [])
-            if route and route[-1] < rules().num_cells and child.vein_stones[route[-1]] > 0:
+            view = child.view()
+            value = cavum_evaluate(child, view)[player]
+            route = view.route
+            if route and route[-1] < rules().num_cells and view.vein_stones[route[-1]] > 0:
                 value += self.vein_bonus
             value += 1e-9 * self.rng.random()
             if value > best_value:
@@ -132,21 +151,20 @@ class CavumHeuristicAgent:
 
     def _turn_order_move(self, state: Any, legal: list[int]) -> int | None:
         """The sequence-auction bid or pass, or the card an auction winner takes; None at any other stage."""
-        from ..core.cavum.actions import BID, CHOOSE_CARD, PASS
-        from ..core.cavum.stages import AUCTION, CHOOSE
         table = action_table()
-        if state.stage == CHOOSE:
+        view = state.view()
+        if view.stage == CHOOSE:
             cards = [a for a in legal if table.specs[a].kind == CHOOSE_CARD]
             return min(cards, key=lambda a: table.specs[a].a) if cards else None
-        if state.stage != AUCTION:
+        if view.stage != AUCTION:
             return None
         bids = {table.specs[a].a: a for a in legal if table.specs[a].kind == BID}
         passes = [a for a in legal if table.specs[a].kind == PASS]
         if not passes:                                   # the opener must bid: as little as allowed
             return bids[min(bids)]
-        without_card = sum(1 for card in state.seq_card if not card)
+        without_card = sum(1 for card in view.seq_card if not card)
         worth = self.order_value * (without_card - 1) / 2
-        raise_to = state.bid + 1
+        raise_to = view.bid + 1
         return bids[raise_to] if raise_to in bids and raise_to <= worth else passes[0]
 
 

@@ -49,7 +49,7 @@ def test_heuristic_agent_and_evaluator():
 
 def auction_start(players: int, engine: str = "compiled"):
     state = load_game("cavum", players=players, engine=engine).new_initial_state(seed=4)
-    assert state.current_player() >= 0 and state.stage == AUCTION and state.bid < 0
+    assert state.current_player() >= 0 and state.view().stage == AUCTION and state.view().bid < 0
     return state
 
 
@@ -58,7 +58,7 @@ def test_heuristic_bids_by_the_value_of_turn_order(engine):
     # 4 players without a card: winning is worth 1.5 * (4 - 1) / 2 = 2.25 points, so bids stop at 2.
     state = auction_start(4, engine)
     texts = []
-    while state.stage == AUCTION:
+    while state.view().stage == AUCTION:
         agent = make_agent("cavum_heuristic", state._game, seed=0)
         action = agent.step(state)
         texts.append(state.action_to_string(action))
@@ -74,7 +74,7 @@ def test_a_higher_order_value_bids_higher_and_zero_never_raises():
     for value, last_bid in ((4.0, "bid 6"), (0.0, "bid 0")):
         state = auction_start(4)
         bids = []
-        while state.stage == AUCTION:
+        while state.view().stage == AUCTION:
             action = make_agent(f"cavum_heuristic:order_value={value}", state._game, seed=0).step(state)
             bids += [state.action_to_string(action)] if state.action_to_string(action).startswith("bid") else []
             state.apply_action(action)

@@ -5,8 +5,11 @@ shared/rules/cavum.md section 10 changed) and compared at every step: the player
 the chance outcomes with their probabilities, `to_dict()`, the scores, and `serialize()` every few steps;
 the returns at the end. Two move policies: uniform random, and a "rich" one that prefers stations, tiles,
 veins and prospecting steps so that networks, city scoring, long routes and explosions come up often.
-Also checked: illegal moves explained in the same words with the state unchanged, the reference's helper
-methods on the compiled state, the hidden-information views and resampling, clones, pickles and records.
+Also checked: illegal moves explained in the same words with the state unchanged, the legality of every
+station and of sampled tile and vein placements at building positions, the read-only view (`state.view()`,
+whose queries give the reference's helper answers), the hidden-information views and resampling, positions
+built from snapshots (`from_dict`), clones, pickles and records. The compiled state has no field
+attributes: tests read it through its view and build positions through `to_dict`/`from_dict`.
 """
 from __future__ import annotations
 
@@ -19,10 +22,12 @@ import pytest
 from cavekit.core import load_game
 from cavekit.core.api import IllegalActionError, sample_chance_outcome
 from cavekit.core.cavum import compiled
-from cavekit.core.cavum.actions import (BID, DISCARD, END_TURN, LAY, NUM_PIECES, OPTION_POINTS, OPTION_TAKE,
-                                        PROSPECT_START, PROSPECT_STEP, STATION, VEIN, action_table)
+from cavekit.core.cavum.actions import (BID, DISCARD, DONE, END_TURN, LAY, OPTION_POINTS, OPTION_TAKE,
+                                        PROSPECT_NONE, PROSPECT_START, PROSPECT_STEP, PROSPECT_STOP,
+                                        PROSPECT_TAKE, STATION, VEIN, action_table)
 from cavekit.core.cavum.compiled import CompiledState
-from cavekit.core.cavum.reference import BUILD, ROUTING
+from cavekit.core.cavum.reference import ReferenceState
+from cavekit.core.cavum.reference import BUILD
 from cavekit.core.cavum.rules import CHOICES, KINDS, rules
 
 TABLE = action_table()
@@ -99,9 +104,9 @@ def test_engines_agree_when_bids_go_above_60():
         ref_game, fast_game = both(players)
         for seed in range(2):
             ref, fast = ref_game.new_initial_state(), fast_game.new_initial_state()
-            for state in (ref, fast):
-                for p in range(players):
-                    state.scores_[p] = 70 + 40 * p
+            d = ref.to_dict()
+            d["scores_"] = [70 + 40 * p for p in range(players)]
+            ref, fast = ReferenceState.from_dict(ref_game, d, []), CompiledState.from_dict(fast_game, d, [])
             rng = np.random.default_rng([players, seed, 61])
             seen = []
 
@@ -153,47 +158,36 @@ def test_every_section_10_option_is_changed_somewhere():
     assert changed == set(PARAMETERS) - single_valued
 
 
-# -- the reference's helpers on the C state -----------------------------------------------------------
+# -- building positions: placements judged alike, and the view's queries ----------------------------------
+
+# Building actions whose legality is compared at sampled building positions (a random sample of each group).
+ALL_IDS_OF = (STATION, OPTION_TAKE, DISCARD, PROSPECT_START, PROSPECT_STEP, PROSPECT_STOP, PROSPECT_TAKE,
+              PROSPECT_NONE, DONE, END_TURN, OPTION_POINTS)
+BUILD_IDS = [a for a, spec in enumerate(TABLE.specs) if spec.kind in ALL_IDS_OF]
+LAY_IDS = [a for a, spec in enumerate(TABLE.specs) if spec.kind == LAY]
+VEIN_IDS = [a for a, spec in enumerate(TABLE.specs) if spec.kind == VEIN]
+
 
 def compare_helpers(ref, fast, rng: np.random.Generator) -> None:
-    """At a building decision, the reference's helper methods give the same answers on both states."""
-    if ref.stage != BUILD:
+    """At a building decision, the compiled engine judges placements as the reference does (its C problem
+    functions behind `illegal_reason`: station, vein site and colour, tile, piece and prospecting checks),
+    and the compiled position's view answers the reference's helper queries."""
+    if ref.view().stage != BUILD:
         return
     r = rules()
-    p = ref.to_move
-    assert fast._build_actions(p) == ref._build_actions(p), "same actions in the same (unsorted) order"
-    for piece in range(NUM_PIECES):
-        assert fast._placements(p, piece) == ref._placements(p, piece)
-        assert fast._placements(p, piece, first_only=True) == ref._placements(p, piece, first_only=True)
-    assert fast._only_prospect_left(p) == ref._only_prospect_left(p)
-    assert fast._route_starts(p) == ref._route_starts(p)
-    if ref.prospect_state == ROUTING:
-        assert fast._route_steps(p) == ref._route_steps(p)
-        assert fast._may_stop(p) == ref._may_stop(p)
+    view = fast.view()
+    assert view == ref.view()
+    ids = [int(a) for ids, count in ((BUILD_IDS, 40), (LAY_IDS, 40), (VEIN_IDS, 20)) for a in rng.choice(ids, count)]
+    for action in ids:
+        assert fast.illegal_reason(action) == ref.illegal_reason(action), TABLE.specs[action].text
     for space in range(r.num_spaces):
-        assert fast.live(space) == ref.live(space)
+        assert view.live(space) == ref.live(space)
     for cell in range(r.num_cells):
-        assert fast.open_sides(cell) == ref.open_sides(cell) and fast.top(cell) == ref.top(cell)
-        assert fast.vein_connected(cell) == ref.vein_connected(cell)
-        assert fast._vein_site_problem(cell) == ref._vein_site_problem(cell)
-    for node in range(r.num_cells + r.num_spaces):
-        assert fast._station_problem(p, node) == ref._station_problem(p, node)
-        assert fast._station_problem(p, node, piece_check=False) == ref._station_problem(p, node, piece_check=False)
+        assert view.open_sides(cell) == ref.open_sides(cell) and view.top(cell) == ref.top(cell)
     for colour in range(len(r.colours)):
-        assert fast._vein_colour_problem(colour) == ref._vein_colour_problem(colour)
-        assert fast.price(colour) == ref.price(colour)
-    for _ in range(60):
-        piece, cell, rot = int(rng.integers(8)), int(rng.integers(r.num_cells)), int(rng.integers(6))
-        for check in (True, False):
-            assert fast._lay_problem(p, piece, cell, rot, piece_check=check) == \
-                ref._lay_problem(p, piece, cell, rot, piece_check=check), (piece, cell, rot)
-    for piece in range(NUM_PIECES):
-        assert fast._piece_problem(p, piece) == ref._piece_problem(p, piece)
-    # the end of building on copies: city scoring and explosions
-    ref_copy, fast_copy = ref.clone(), fast.clone()
-    assert fast_copy.score_cities() == ref_copy.score_cities()
-    assert fast_copy.explode() == ref_copy.explode()
-    assert fast_copy.to_dict() == ref_copy.to_dict()
+        assert view.price(colour) == ref.price(colour)
+    for p in range(view.n):
+        assert list(view.hand(p)) == ref.hand(p)
 
 
 def test_helpers_agree_at_building_positions():
@@ -208,7 +202,7 @@ def test_helpers_agree_at_building_positions():
             if rng.random() < 0.15:
                 visits["n"] += 1
                 compare_helpers(ref, fast, rng)
-                assert fast.order() == ref.order() and fast._free_cards() == ref._free_cards()
+                assert list(fast.view().order()) == ref.order()
 
         assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, rich=True, visit=visit)
         assert visits["n"] >= 5
@@ -274,7 +268,8 @@ def test_views_and_resampling_are_the_same_in_both_engines():
                 seed = int(rng.integers(1 << 30))
                 assert ref.resample_from_infostate(p, seed).serialize() == \
                     fast.resample_from_infostate(p, seed).serialize()
-            assert ref.shown_stone_holders() == fast.shown_stone_holders()
+            assert ref.view().shown_stone_holders() == fast.view().shown_stone_holders() \
+                == tuple(sorted(ref.shown_stone_holders()))
             assert str(ref) == str(fast)
             checked += 1
         action = (sample_chance_outcome(ref.chance_outcomes(), rng.random()) if ref.is_chance_node()
@@ -284,26 +279,37 @@ def test_views_and_resampling_are_the_same_in_both_engines():
     assert checked >= 10 and str(ref) == str(fast)
 
 
-def test_fields_are_live_views_like_the_reference_lists():
+def test_positions_are_built_from_snapshots_and_read_through_the_view():
+    """A compiled position has no field attributes: it is read through `view()` and built by `from_dict`,
+    which sets every field (arrays keep their length) and refuses what is not a field of this game."""
     fast = load_game("cavum", players=2, engine="compiled").new_initial_state(seed=1)
     ref = load_game("cavum", players=2, engine="reference").new_initial_state(seed=1)
-    for name, value in ref.to_dict().items():
-        assert getattr(fast, name) == value, name
-    fast.pool[8] = 7
-    fast.hands[0:6] = [1, 0, 2, 0, 0, 0]
-    fast.scores_ = [3, 4]
-    fast.phase = 1
+    assert fast.view() == ref.view() and fast.view().to_dict() == ref.to_dict()
+    for name in ("pool", "scores_", "phase", "stage"):
+        assert not hasattr(fast, name), name
     d = fast.to_dict()
-    assert d["pool"][8] == 7 and d["hands"][:6] == [1, 0, 2, 0, 0, 0] and d["scores_"] == [3, 4]
-    assert d["phase"] == 1 and fast.hand(0) == [1, 0, 2, 0, 0, 0]
-    assert fast.station.count(-1) == rules().num_cells and fast.board[-1] == fast.board[len(fast.board) - 1]
-    assert list(fast.seq_card) == d["seq_card"] and len(fast.stack) == rules().num_cells * 4
-    with pytest.raises(ValueError, match="keep their length"):
-        fast.scores_ = [1, 2, 3]
-    with pytest.raises(IndexError, match="index out of range"):
-        fast.pool[10] = 1
-    fresh = CompiledState.from_dict(fast._game, d, fast.history())
-    assert fresh.to_dict() == d
+    d["pool"][8] = 7
+    d["hands"][0:6] = [1, 0, 2, 0, 0, 0]
+    d["scores_"] = [3, 4]
+    d["phase"] = 1
+    d["route"] = [3, 4]
+    d["display"] = [2, 9]
+    built = CompiledState.from_dict(fast.game, d, fast.history())
+    assert built.to_dict() == d and built.history() == fast.history()
+    assert ReferenceState.from_dict(ref.game, d, ref.history()).to_dict() == d
+    view = built.view()
+    assert view.pool[8] == 7 and view.hand(0) == (1, 0, 2, 0, 0, 0) and view.scores_ == (3, 4)
+    assert view.phase == 1 and view.route == (3, 4) and view.display == (2, 9)
+    assert view.station.count(-1) == rules().num_cells and len(view.stack) == rules().num_cells * 4
+    assert fast.to_dict()["pool"][8] != 7, "the source position is unchanged"
+    for change, words in [({"scores_": [1, 2, 3]}, "scores_ holds 2 values"), ({"pool": [0] * 9}, "pool holds 10"),
+                          ({"display": [15]}, "display holds order card numbers"),
+                          ({"n": 3}, "number of players"), ({"colour": 1}, "not a field")]:
+        with pytest.raises(ValueError, match=words):
+            CompiledState.from_dict(fast.game, {**d, **change}, [])
+        if "holds" not in words:           # the reference keeps plain lists, whatever their length
+            with pytest.raises(ValueError, match=words):
+                ReferenceState.from_dict(ref.game, {**d, **change}, [])
 
 
 def test_clone_pickle_deepcopy_and_records_keep_the_position():
@@ -321,7 +327,6 @@ def test_clone_pickle_deepcopy_and_records_keep_the_position():
     twin = state.clone()
     before = state.serialize()
     twin.apply_action(twin.legal_actions()[0])
-    twin.pool[0] += 1
     assert state.serialize() == before, "a clone is independent"
     assert twin.history() != state.history() and twin.to_dict() != state.to_dict()
     reference = load_game("cavum", players=4, engine="reference", tile_internal_connectivity="independent_channels")

@@ -10,6 +10,7 @@ from cavekit.core.api import ConfigError
 from cavekit.core.cavum.reference import AUCTION, COLOUR_BID, COLOUR_SELL, ORDER_PICK, TAKING, tile_code
 from cavekit.core.cavum.rules import CHOICES, PARAMETERS, rules
 import test_cavum_rules
+from cavum_positions import edit, on_reference, reference_of
 from test_cavum_rules import (BLUE_PROSPECT, FOUR, RED, SIX, THREE, TWO, YELLOW, cell, example_state,
                               fresh, play, sale_state, texts, to_build)
 
@@ -20,7 +21,8 @@ ENGINE = "compiled"
 @pytest.fixture(autouse=True, params=["compiled", "reference"])
 def engine(request, monkeypatch):
     """Every test here runs on both engines: `load_game` below (and the helpers borrowed from the rules
-    tests) build the engine of the test's parameter."""
+    tests) build the engine of the test's parameter. Positions are read through `state.view()` and edited
+    through the public snapshot (`cavum_positions`); rules helpers run on the reference engine."""
     monkeypatch.setattr(sys.modules[__name__], "ENGINE", request.param)
     monkeypatch.setattr(test_cavum_rules, "ENGINE", request.param)
     return request.param
@@ -75,8 +77,8 @@ def test_sequence_cards_mode_first_n():
 
 def test_sequence_card_dynamite_mapping():
     s = to_build(2, sequence_card_dynamite={"1": "six", "2": "four", "3": "three", "4": "two"})
-    holder = s.seq_card.index(1)
-    assert s.board[holder * 10 + SIX + 1] == 1 and s.board[holder * 10 + TWO + 1] == 0
+    holder = s.view().seq_card.index(1)
+    assert s.view().board[holder * 10 + SIX + 1] == 1 and s.view().board[holder * 10 + TWO + 1] == 0
     assert s._game.parameters()["sequence_card_dynamite"] == ["six", "four", "three", "two"]
     same = load_game("cavum", players=2, sequence_card_dynamite=["six", "four", "three", "two"])
     assert same.parameters() == s._game.parameters()
@@ -102,32 +104,32 @@ def test_bid_cap_unbounded_goes_past_60_to_the_table_limit():
     bids = [t for t in texts(s) if t.startswith("bid")]
     assert bids == [f"bid {v}" for v in range(MAX_BID + 1)]
     play(s, ["bid 61", "bid 150", "pass"])
-    assert s.scores()[1] == 20 - 150 and s.stage != AUCTION
+    assert s.scores()[1] == 20 - 150 and s.view().stage != AUCTION
 
 
 def test_order_pick_pass_not_final():
     s = fresh(2, order_pick_pass_is_final=False)
     play(s, ["bid 0", "pass", "take sequence card 1", "take sequence card 2"])
-    assert s.stage == ORDER_PICK
+    assert s.view().stage == ORDER_PICK
     play(s, ["pass"])                           # p0 passes
     ids = [o.id for o in rules().order_cards]
-    play(s, [f"take {ids[s.display[0]]}"])      # p1 takes: the round of passes is broken
-    assert s.to_move == 0 and any(t.startswith("take O") for t in texts(s))
+    play(s, [f"take {ids[s.view().display[0]]}"])      # p1 takes: the round of passes is broken
+    assert s.view().to_move == 0 and any(t.startswith("take O") for t in texts(s))
     play(s, ["pass", "pass"])
-    assert s.stage != ORDER_PICK
+    assert s.view().stage != ORDER_PICK
 
 
 def test_colour_sale_pass_not_final():
     hands = {0: [0, 3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0, 0]}     # six red out: price 6
     final = sale_state(2, hands)
-    first, second = final.order()
+    first, second = final.view().order()
     play(final, ["pass", "bid 6"])
-    assert final.stage == COLOUR_SELL, "a pass is final: the bid stands"
+    assert final.view().stage == COLOUR_SELL, "a pass is final: the bid stands"
     s = sale_state(2, hands, colour_sale_pass_is_final=False)
     play(s, ["pass", "bid 6"])
-    assert s.stage == COLOUR_BID and s.to_move == first and "bid 5" in texts(s)
+    assert s.view().stage == COLOUR_BID and s.view().to_move == first and "bid 5" in texts(s)
     play(s, ["bid 5", "pass"])
-    assert s.stage == COLOUR_SELL and s.to_move == first
+    assert s.view().stage == COLOUR_SELL and s.view().to_move == first
 
 
 def test_colour_sale_min_bid_and_opening():
@@ -136,7 +138,7 @@ def test_colour_sale_min_bid_and_opening():
     s = sale_state(2, hands, colour_sale_min_bid=3, colour_sale_opening_bid="up_to_price")
     assert "bid 2" not in texts(s) and "bid 3" in texts(s)
     s = sale_state(2, hands, colour_sale_opening_bid="up_to_price")
-    price = s.price(RED)
+    price = s.view().price(RED)
     assert [t for t in texts(s) if t.startswith("bid")] == [f"bid {v}" for v in range(1, price + 1)]
     play(s, ["bid 2"])
     assert [t for t in texts(s) if t.startswith("bid")] == ["bid 1"]
@@ -149,68 +151,79 @@ def test_colour_sale_min_bid_and_opening():
 def test_colour_sale_colour_order():
     order = ["red", "yellow", "blue", "green", "white", "violet"]
     s = sale_state(2, {0: [1, 1, 0, 0, 0, 0], 1: [0, 0, 0, 0, 0, 0]}, colour_sale_colour_order=order)
-    assert s._game.config.colour_sale_colour_order[s.colour_pos] == RED
+    assert s.game.config.colour_sale_colour_order[s.view().colour_pos] == RED
     d = sale_state(2, {0: [1, 1, 0, 0, 0, 0], 1: [0, 0, 0, 0, 0, 0]})
-    assert d._game.config.colour_sale_colour_order[d.colour_pos] == YELLOW
+    assert d.game.config.colour_sale_colour_order[d.view().colour_pos] == YELLOW
 
 
-def station_behind_s3(s, p):
-    s._push(cell(-3, 4), tile_code(TWO, 2))
-    s.station[cell(-3, 4)] = p
+def station_behind_s3(s, p, *city_stations):
+    """`s` with a station of `p` on a two laid at (-3,4) behind S3, and p's stations on the named city spaces."""
+    e = edit(s)
+    e.push(cell(-3, 4), tile_code(TWO, 2))
+    e.station[cell(-3, 4)] = p
+    for name in city_stations:
+        e.city_station[rules().city_space_names.index(name)] = p
+    return e.state()
+
+
+def live(s, name):
+    """Whether p's station on city space `name` is live: the view's answer, which is the reference's."""
+    space = rules().city_space_names.index(name)
+    assert s.view().live(space) is reference_of(s).live(space)
+    return s.view().live(space)
 
 
 def test_city_space_exits_one_per_space():
     """With one exit per space, S3 keeps only its NE exit (toward (-2,5)), losing the way to (-3,5)."""
-    for value, live in [("all_adjacent_mountain_cells", True), ("one_exit_per_space", False)]:
-        s = to_build(2, city_space_exits=value)
-        station_behind_s3(s, 0)
-        s.city_station[rules().city_space_names.index("S3")] = 0
-        assert s.live(rules().city_space_names.index("S3")) is live
+    for value, is_live in [("all_adjacent_mountain_cells", True), ("one_exit_per_space", False)]:
+        s = station_behind_s3(to_build(2, city_space_exits=value), 0, "S3")
+        assert live(s, "S3") is is_live
 
 
 def test_city_adjacency_rule_variants():
     """(-5,5) touches S1 and W7: Y r0 leads into neither, an X r1 into S1 only."""
     for value, y_ok, x_ok in [("must_lead_into_every_adjacent_city_space", False, False),
                               ("must_lead_into_at_least_one", False, True), ("none", True, True)]:
-        s = to_build(2, city_adjacency_rule=value)
-        s._push(cell(-5, 4), tile_code(SIX, 0))
-        assert (s._lay_problem(0, THREE, cell(-5, 5), 0, piece_check=False) is None) is y_ok, value
-        assert (s._lay_problem(0, FOUR, cell(-5, 5), 1, piece_check=False) is None) is x_ok, value
+        e = edit(to_build(2, city_adjacency_rule=value))
+        e.push(cell(-5, 4), tile_code(SIX, 0))
+        s = e.state()
+        ref = reference_of(s)
+        assert (ref._lay_problem(0, THREE, cell(-5, 5), 0, piece_check=False) is None) is y_ok, value
+        assert (ref._lay_problem(0, FOUR, cell(-5, 5), 1, piece_check=False) is None) is x_ok, value
+        assert ("lay four at -5,5 r1" in texts(s)) is x_ok, value
 
 
 def test_city_spaces_pass_through():
     """S1 reaches a station at (-3,4) only through city space S2 (X(-4,5) -> S2 -> X(-3,5))."""
     for value in (False, True):
-        s = to_build(2, city_spaces_pass_through=value)
-        station_behind_s3(s, 0)
-        s.city_station[rules().city_space_names.index("S1")] = 0
-        assert s.live(rules().city_space_names.index("S1")) is value
+        s = station_behind_s3(to_build(2, city_spaces_pass_through=value), 0, "S1")
+        assert live(s, "S1") is value
 
 
 def test_tile_exit_patterns():
-    s = to_build(2, three_exit_pattern="T", two_exit_pattern="curve")
+    s = reference_of(to_build(2, three_exit_pattern="T", two_exit_pattern="curve"))
     assert s._geo.exit_masks[1][0] == 0b1011 and len(s._geo.rotations[1]) == 6
     assert s._geo.exit_masks[0][0] == 0b101 and len(s._geo.rotations[0]) == 6
-    d = to_build(2)
+    d = reference_of(to_build(2))
     assert d._geo.exit_masks[1][0] == 0b10101 and len(d._geo.rotations[1]) == 2
 
 
 def test_tile_internal_connectivity_channels():
     """As two channels, X(-3,5) joins S2 (SW) only to its NE side: S2 no longer reaches (-3,4) (NW)."""
-    for value, live in [("single_junction", True), ("independent_channels", False)]:
-        s = to_build(2, tile_internal_connectivity=value)
-        station_behind_s3(s, 0)
-        s.city_station[rules().city_space_names.index("S2")] = 0
-        assert s.live(rules().city_space_names.index("S2")) is live
-        s.city_station[rules().city_space_names.index("S3")] = 0
-        assert s.live(rules().city_space_names.index("S3")), "S3 enters by SE and leaves NW on the same channel"
+    for value, is_live in [("single_junction", True), ("independent_channels", False)]:
+        s = station_behind_s3(to_build(2, tile_internal_connectivity=value), 0, "S2")
+        assert live(s, "S2") is is_live
+        s = station_behind_s3(to_build(2, tile_internal_connectivity=value), 0, "S2", "S3")
+        assert live(s, "S3"), "S3 enters by SE and leaves NW on the same channel"
 
 
 def test_unconnected_vein_neighbour_forbidden():
     for value, ok in [("allowed_if_continuing_other_tunnel", True), ("forbidden", False)]:
-        s = to_build(2, unconnected_vein_neighbour=value)
-        s._push(cell(-1, 2), tile_code(SIX, 0))
-        problem = s._lay_problem(0, SIX, cell(-1, 1), 0, piece_check=False)
+        e = edit(to_build(2, unconnected_vein_neighbour=value))
+        e.push(cell(-1, 2), tile_code(SIX, 0))
+        s = e.state()
+        problem = reference_of(s)._lay_problem(0, SIX, cell(-1, 1), 0, piece_check=False)
+        assert ("lay six at -1,1 r0" in texts(s)) is ok
         assert (problem is None) is ok
         if not ok:
             assert "unconnected vein" in problem
@@ -220,37 +233,41 @@ def test_cover_occupied_cell():
     for value in (False, True):
         s = to_build(2, cover_occupied_cell=value)
         play(s, ["lay two at -3,4 r2", "station at -3,4"])
-        s._push(cell(-3, 3), tile_code(SIX, 0))
-        assert (s._lay_problem(0, THREE, cell(-3, 4), 1, piece_check=False) is None) is value
+        e = edit(s)
+        e.push(cell(-3, 3), tile_code(SIX, 0))
+        s = e.state()
+        assert (reference_of(s)._lay_problem(0, THREE, cell(-3, 4), 1, piece_check=False) is None) is value
+        assert ("lay three at -3,4 r1" in texts(s)) is value
 
 
 def test_vein_under_counts_as_visible_dynamite():
     for value in (False, True):
-        s = to_build(2, vein_under_counts_as_visible_dynamite=value)
+        e = edit(to_build(2, vein_under_counts_as_visible_dynamite=value))
         c = cell(0, 2)
-        s._push(c, tile_code(SIX + 1, 0))
-        s.vein_colour[c], s.vein_stones[c] = RED, 2
-        s._take_from_scale(RED, 2)
-        price = s.price(RED)
-        s.explode()
-        assert (s.height[c] == 0) is value
+        e.push(c, tile_code(SIX + 1, 0))
+        e.vein_colour[c], e.vein_stones[c] = RED, 2
+        e.take_from_scale(RED, 2)
+        s = e.state()
+        price = s.view().price(RED)
+        _, s = on_reference(s, "explode")
+        assert (s.view().height[c] == 0) is value
         if value:
-            assert s.price(RED) == price - 2 and s.vein_colour[c] == -1
+            assert s.view().price(RED) == price - 2 and s.view().vein_colour[c] == -1
 
 
 def test_exploding_adjacent_dynamite_loses_top_tile():
     for value, height in [("explodes_fully", 0), ("loses_top_tile", 1)]:
-        s = to_build(2, exploding_adjacent_dynamite=value)
-        s._push(cell(0, 2), tile_code(TWO + 1, 0))
-        s._push(cell(1, 2), tile_code(TWO, 0))
-        s._push(cell(1, 2), tile_code(THREE + 1, 0))
-        s.explode()
-        assert s.height[cell(1, 2)] == height
+        e = edit(to_build(2, exploding_adjacent_dynamite=value))
+        e.push(cell(0, 2), tile_code(TWO + 1, 0))
+        e.push(cell(1, 2), tile_code(TWO, 0))
+        e.push(cell(1, 2), tile_code(THREE + 1, 0))
+        _, s = on_reference(e.state(), "explode")
+        assert s.view().height[cell(1, 2)] == height
 
 
 def test_two_chip_supply_unlimited():
     s = to_build(2, two_chip_supply_limit="unlimited")
-    assert sum(s.chips) == 5
+    assert sum(s.view().chips) == 5
     assert load_game("cavum", players=2, two_chip_supply_limit="unlimited").parameters()[
         "two_chip_supply_limit"] == "unlimited"
 
@@ -260,7 +277,7 @@ def test_discard_any_time():
     s = to_build(2, discard_only_if_unplayable=False)
     assert "discard six" in texts(s)
     play(s, ["discard six"])
-    assert s.pool[SIX] == 5
+    assert s.view().pool[SIX] == 5
 
 
 def test_option_station_colour_has_one_value():
@@ -270,22 +287,23 @@ def test_option_station_colour_has_one_value():
 
 
 def test_vein_colour_with_empty_scale():
-    s = to_build(2, vein_colour_requires_stone_on_scale=False)
-    s._push(cell(2, 0), tile_code(SIX, 0))
-    pool = s.pool[8]
+    e = edit(to_build(2, vein_colour_requires_stone_on_scale=False))
+    e.push(cell(2, 0), tile_code(SIX, 0))
+    s = e.state()
+    pool = s.view().pool[8]
     play(s, ["vein yellow at 2,0"])
-    assert s.vein_colour[cell(2, 0)] == -1 and s.pool[8] == pool + 1, "an empty vein is removed at once"
+    assert s.view().vein_colour[cell(2, 0)] == -1 and s.view().pool[8] == pool + 1, "an empty vein is removed at once"
 
 
 def test_prospector_may_skip_veins():
     s = example_state("round6")
-    s._game.config = type(s._game.config)(**{**s._game.config.__dict__,
-                                              "prospect_must_take_every_vein_on_path": False})
+    s.game.config = type(s.game.config)(**{**s.game.config.__dict__,
+                                            "prospect_must_take_every_vein_on_path": False})
     play(s, BLUE_PROSPECT)
-    assert s.prospect_state == TAKING
+    assert s.view().prospect_state == TAKING
     assert sorted(texts(s)) == ["done", "prospect: take stone at -3,3", "prospect: take stone at 0,0"]
     play(s, ["prospect: take stone at 0,0", "done"])
-    assert s.hand(0) == [1, 0, 0, 0, 0, 0] and s.to_move == 1
+    assert list(s.view().hand(0)) == [1, 0, 0, 0, 0, 0] and s.view().to_move == 1
 
 
 def test_station_immediately_after_laying():
@@ -299,12 +317,12 @@ def test_sequence_auction_next_opener():
     for value, opener in [("last_winner_left", 3), ("original_opener_left", 1)]:
         s = fresh(4, sequence_auction_next_opener=value)
         play(s, ["bid 0", "pass", "bid 1", "pass", "pass", "take sequence card 1"])
-        assert s.stage == AUCTION and s.to_move == opener, value
+        assert s.view().stage == AUCTION and s.view().to_move == opener, value
 
 
 def test_final_tie_break_draw():
     from test_cavum_rules import end_state
-    s = end_state(2, final_tie_break="draw")
-    s.scores_ = [25, 25]
-    s._end_phase()
+    e = edit(end_state(2, final_tie_break="draw"))
+    e.scores_ = [25, 25]
+    _, s = on_reference(e.state(), "_end_phase")
     assert s.winners() == [0, 1] and s.returns() == [0.0, 0.0]

@@ -15,6 +15,7 @@ from cavekit.core.cavum.rules import rules
 
 def check_conservation(s) -> None:
     """Everything the rules count is where it should be: nothing appears or disappears."""
+    s = s.view()
     r = rules()
     k = len(r.colours)
     for colour in range(k):
@@ -84,7 +85,7 @@ def random_game(players: int, seed: int, record_every: int = 0, illegal_every: i
     assert state.legal_actions() == []
     assert len(state.returns()) == players and abs(sum(state.returns())) < 1e-9
     assert max(state.returns()) > 0
-    assert sum(sum(state.hand(p)) for p in range(players)) == 0, "the final sale sells every stone"
+    assert sum(sum(state.view().hand(p)) for p in range(players)) == 0, "the final sale sells every stone"
     return state
 
 
@@ -92,7 +93,7 @@ def random_game(players: int, seed: int, record_every: int = 0, illegal_every: i
 def test_random_games_end_and_conserve(players):
     for seed in range(2):
         state = random_game(players, seed, record_every=37, illegal_every=5)
-        assert state.phase == 2
+        assert state.view().phase == 2
 
 
 def test_record_round_trip_at_every_step_of_one_game():
@@ -141,7 +142,8 @@ def mid_game_state(players: int, seed: int, phase: int = 1):
     game = load_game("cavum", players=players)
     state = game.new_initial_state()
     rng = np.random.default_rng(seed)
-    while not (state.phase >= phase and state.stage == 4 and sum(sum(state.hand(p)) for p in range(players)) > 2):
+    while not (state.view().phase >= phase and state.view().stage == 4
+               and sum(sum(state.view().hand(p)) for p in range(players)) > 2):
         if state.current_player() == CHANCE:
             state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
         else:
@@ -160,8 +162,9 @@ def test_hidden_stone_colours_and_resampling():
         if state is None:
             continue
         me = state.current_player() if state.current_player() >= 0 else 0
-        others_hold = [sum(state.hand(q)) for q in range(3) if q != me]
-        if min(others_hold) < 1 or len({c for q in range(3) if q != me for c, x in enumerate(state.hand(q)) if x}) < 2:
+        others_hold = [sum(state.view().hand(q)) for q in range(3) if q != me]
+        colours = {c for q in range(3) if q != me for c, x in enumerate(state.view().hand(q)) if x}
+        if min(others_hold) < 1 or len(colours) < 2:
             continue
         found += 1
         view = state.information_state_string(me)
@@ -171,9 +174,9 @@ def test_hidden_stone_colours_and_resampling():
         worlds = [state.resample_from_infostate(me, np.random.default_rng(i)) for i in range(12)]
         for w in worlds:
             assert w.information_state_string(me) == view and w.observation_tensor(me) == tensor
-            assert w.hand(me) == state.hand(me)
+            assert w.view().hand(me) == state.view().hand(me)
             assert w.legal_actions()
-        deals = {tuple(w.hands) for w in worlds}
+        deals = {tuple(w.view().hands) for w in worlds}
         assert len(deals) > 1, "colours in other hands are redealt"
         break
     assert found >= 1

@@ -1,8 +1,9 @@
 """Cavum's decision columns: the phase and stage, the standing bid, the player's sequence card and turn
 position, the colour on sale with its price, and the player's score before and after.
 
-Everything is read from `to_dict()` (the engine-neutral view every Cavum engine provides), the engines' shared
-`price(colour)` and the game's parameters, so the columns are the same for every engine.
+Everything is read from `state.view()` (the read-only `PositionView` every Cavum engine provides: the
+`to_dict()` fields and derived queries such as `price(colour)`) and the game's parameters, so the columns
+are the same for every engine.
 """
 from __future__ import annotations
 
@@ -37,26 +38,26 @@ def _cavum_colour_order(state: State) -> tuple[int, ...]:
 
 
 def _cavum_before(state: State, player: int, action: int) -> tuple[Any, ...]:
-    d = state.to_dict()  # type: ignore[attr-defined]
-    stage = d["stage"]
-    cards = d["seq_card"]
+    view = state.view()  # type: ignore[attr-defined]
+    stage = view.stage
+    cards = view.seq_card
     card = cards[player]
     position = None
     if all(cards):
         position = 1 + sum(1 for c in cards if c < card)     # rank in this phase's turn order, 1 = first
     bid = bidder = colour_name = price = held = None
-    if stage in _CAVUM_BIDDING and d["bid"] >= 0:
+    if stage in _CAVUM_BIDDING and view.bid >= 0:
         # Auction: the highest bid so far; card choice: what the chooser paid (0 when left alone);
         # colour sale: the lowest bid so far (the price the seller gets).
-        bid, bidder = d["bid"], d["bidder"]
+        bid, bidder = view.bid, view.bidder
     if stage in _CAVUM_COLOUR:
         r = cavum_rules()
-        colour = _cavum_colour_order(state)[d["colour_pos"]]
-        price = state.price(colour)  # type: ignore[attr-defined]    # both engines: highest empty space
+        colour = _cavum_colour_order(state)[view.colour_pos]
+        price = view.price(colour)                          # the highest empty scale space
         colour_name = r.colours[colour]
-        held = d["hands"][player * len(r.colours) + colour]
-    return (d["phase"] + 1, CAVUM_STAGE_NAMES.get(stage, str(stage)), bid, bidder, card or None, position,
-            colour_name, price, held, d["scores_"][player])
+        held = view.hand(player)[colour]
+    return (view.phase + 1, CAVUM_STAGE_NAMES.get(stage, str(stage)), bid, bidder, card or None, position,
+            colour_name, price, held, view.scores_[player])
 
 
 DECISION_FIELDS = DecisionFields(

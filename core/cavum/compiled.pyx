@@ -12,10 +12,10 @@ scoring and order-card numbers and the rule options (`rules.Config`) are copied 
 game (cached per Config), which every position points to. A position is a `GameState` of about 1.2 KB,
 cloned with one memcpy.
 
-The Python-facing `CompiledState` has the reference's whole surface: the same methods, and the same field
-names as attributes. Array fields are live views (`FieldView`) that read and write the C arrays, so code
-written against the reference's lists (`state.pool[8]`, `state.hands[a:b] = row`, `state.station.count(p)`)
-works unchanged.
+The Python-facing `CompiledState` has the public State API and, through `StateMixin`, the read-only
+`view()` (`view.py`) that agents, analyses and tests read positions through; it has no field attributes of
+its own. A position is written only by actions, or built whole from a `to_dict()` snapshot by `from_dict`.
+Illegal moves are explained by the reference engine on the same position (`to_reference`).
 """
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -1943,217 +1943,96 @@ cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
-# Python views of the C arrays: the reference's list attributes, live
+# Positions from to_dict() snapshots (from_dict)
 
-# Array fields: name -> code (the order of ReferenceState.to_dict among the arrays).
-cdef enum:
-    F_SCORES, F_SEQ_CARD, F_LAST_CARDS, F_HEIGHT, F_STACK, F_VEIN_COLOUR, F_VEIN_STONES, F_STATION,
-    F_CITY_STATION, F_SCALE, F_HANDS, F_POOL, F_POOL_STATIONS, F_SUPPLY, F_SUPPLY_STATIONS, F_BOARD, F_OPTIONS,
-    F_PROSPECTS, F_USED, F_DECK, F_CHIPS, F_OWNER, F_PASSED, F_PENALTIES
-
-ARRAY_FIELDS = {"scores_": F_SCORES, "seq_card": F_SEQ_CARD, "last_cards": F_LAST_CARDS, "height": F_HEIGHT,
-                "stack": F_STACK, "vein_colour": F_VEIN_COLOUR, "vein_stones": F_VEIN_STONES,
-                "station": F_STATION, "city_station": F_CITY_STATION, "scale": F_SCALE, "hands": F_HANDS,
-                "pool": F_POOL, "pool_stations": F_POOL_STATIONS, "supply": F_SUPPLY,
-                "supply_stations": F_SUPPLY_STATIONS, "board": F_BOARD, "options": F_OPTIONS,
-                "prospects": F_PROSPECTS, "used": F_USED, "deck": F_DECK, "chips": F_CHIPS, "owner": F_OWNER,
-                "passed": F_PASSED, "penalties": F_PENALTIES}
-
-
-cdef int field_address(GameState* s, int field, int8_t** p8, int16_t** p16) noexcept nogil:
-    """Where an array field lives (`p8` or `p16` set) and its length as the reference's list has it."""
-    p8[0] = NULL
-    p16[0] = NULL
-    if field == F_SCORES:
-        p16[0] = s.scores
-        return s.n
-    if field == F_PENALTIES:
-        p16[0] = s.penalties
-        return s.n
-    if field == F_SEQ_CARD:
-        p8[0] = s.seq_card
-        return s.n
-    if field == F_LAST_CARDS:
-        p8[0] = s.last_cards
-        return s.n
-    if field == F_HEIGHT:
-        p8[0] = s.height
-        return NUM_CELLS
-    if field == F_STACK:
-        p8[0] = &s.stack[0][0]
-        return NUM_CELLS * MAX_STACK
-    if field == F_VEIN_COLOUR:
-        p8[0] = s.vein_colour
-        return NUM_CELLS
-    if field == F_VEIN_STONES:
-        p8[0] = s.vein_stones
-        return NUM_CELLS
-    if field == F_STATION:
-        p8[0] = s.station
-        return NUM_CELLS
-    if field == F_CITY_STATION:
-        p8[0] = s.city_station
-        return NUM_SPACES
-    if field == F_SCALE:
-        p8[0] = &s.scale[0][0]
-        return NUM_COLOURS * SCALE_SPACES
-    if field == F_HANDS:
-        p8[0] = &s.hands[0][0]
-        return s.n * NUM_COLOURS
-    if field == F_POOL:
-        p8[0] = s.pool
-        return NUM_PIECES
-    if field == F_POOL_STATIONS:
-        p8[0] = s.pool_stations
-        return s.n
-    if field == F_SUPPLY:
-        p8[0] = s.supply
-        return NUM_PIECES
-    if field == F_SUPPLY_STATIONS:
-        p8[0] = s.supply_stations
-        return s.n
-    if field == F_BOARD:
-        p8[0] = &s.board[0][0]
-        return s.n * NUM_PIECES
-    if field == F_OPTIONS:
-        p8[0] = s.options
-        return s.n
-    if field == F_PROSPECTS:
-        p8[0] = s.prospects
-        return s.n
-    if field == F_USED:
-        p8[0] = s.used
-        return s.n
-    if field == F_DECK:
-        p8[0] = s.deck
-        return NUM_ORDERS
-    if field == F_CHIPS:
-        p8[0] = s.chips
-        return NUM_ORDERS
-    if field == F_OWNER:
-        p8[0] = s.owner
-        return NUM_ORDERS
-    if field == F_PASSED:
-        p8[0] = s.passed
-        return s.n
+cdef int put8(int8_t* out, object values, int size, str name) except -1:
+    values = [operator.index(v) for v in values]
+    if len(values) != size:
+        raise ValueError(f"{name} holds {size} values in this game, not {len(values)}")
+    for i, v in enumerate(values):
+        out[i] = v
     return 0
 
 
-cdef list field_list(GameState* s, int field):
-    cdef int8_t* p8
-    cdef int16_t* p16
-    cdef int n = field_address(s, field, &p8, &p16), i
-    if p16 != NULL:
-        return [p16[i] for i in range(n)]
-    return [p8[i] for i in range(n)]
+cdef int put16(int16_t* out, object values, int size, str name) except -1:
+    values = [operator.index(v) for v in values]
+    if len(values) != size:
+        raise ValueError(f"{name} holds {size} values in this game, not {len(values)}")
+    for i, v in enumerate(values):
+        out[i] = v
+    return 0
 
 
-cdef void field_set(GameState* s, int field, int i, int value):
-    cdef int8_t* p8
-    cdef int16_t* p16
-    field_address(s, field, &p8, &p16)
-    if p16 != NULL:
-        p16[i] = value
+cdef int put_list(int8_t* out, int8_t* length, object values, int limit, str name) except -1:
+    values = [operator.index(v) for v in values]
+    if len(values) > limit:
+        raise ValueError(f"{name} holds at most {limit} values")
+    for i, v in enumerate(values):
+        out[i] = v
+    length[0] = len(values)
+    return 0
+
+
+cdef int set_field(GameState* s, str name, object value) except -1:
+    """Set one to_dict() field of a position (arrays keep their length; `n` is the game's)."""
+    cdef int n = s.n, v
+    if name == "scores_": put16(s.scores, value, n, name)
+    elif name == "penalties": put16(s.penalties, value, n, name)
+    elif name == "seq_card": put8(s.seq_card, value, n, name)
+    elif name == "last_cards": put8(s.last_cards, value, n, name)
+    elif name == "height": put8(s.height, value, NUM_CELLS, name)
+    elif name == "stack": put8(&s.stack[0][0], value, NUM_CELLS * MAX_STACK, name)
+    elif name == "vein_colour": put8(s.vein_colour, value, NUM_CELLS, name)
+    elif name == "vein_stones": put8(s.vein_stones, value, NUM_CELLS, name)
+    elif name == "station": put8(s.station, value, NUM_CELLS, name)
+    elif name == "city_station": put8(s.city_station, value, NUM_SPACES, name)
+    elif name == "scale": put8(&s.scale[0][0], value, NUM_COLOURS * SCALE_SPACES, name)
+    elif name == "hands": put8(&s.hands[0][0], value, n * NUM_COLOURS, name)
+    elif name == "pool": put8(s.pool, value, NUM_PIECES, name)
+    elif name == "pool_stations": put8(s.pool_stations, value, n, name)
+    elif name == "supply": put8(s.supply, value, NUM_PIECES, name)
+    elif name == "supply_stations": put8(s.supply_stations, value, n, name)
+    elif name == "board": put8(&s.board[0][0], value, n * NUM_PIECES, name)
+    elif name == "options": put8(s.options, value, n, name)
+    elif name == "prospects": put8(s.prospects, value, n, name)
+    elif name == "used": put8(s.used, value, n, name)
+    elif name == "deck": put8(s.deck, value, NUM_ORDERS, name)
+    elif name == "chips": put8(s.chips, value, NUM_ORDERS, name)
+    elif name == "owner": put8(s.owner, value, NUM_ORDERS, name)
+    elif name == "passed": put8(s.passed, value, n, name)
+    elif name == "route": put_list(s.route, &s.route_len, value, NUM_NODES, name)
+    elif name == "to_take": put_list(s.to_take, &s.to_take_len, value, NUM_CELLS, name)
+    elif name == "display":
+        s.display = 0
+        for v in [operator.index(x) for x in value]:
+            if not 0 <= v < NUM_ORDERS:
+                raise ValueError(f"display holds order card numbers 0 to {NUM_ORDERS - 1}")
+            s.display |= (<uint32_t>1) << v
     else:
-        p8[i] = value
-
-
-@cython.auto_pickle(False)
-cdef class FieldView:
-    """A live view of one array of a compiled position, read and written like the reference's list.
-
-    Indexing, slices, iteration, `len`, `count`, `index`, `in` and comparison with lists behave as on a
-    list; assignment (`view[i] = x`, `view[a:b] = values` of the same length) writes the C array.
-    """
-    cdef CoreState state
-    cdef int field
-
-    def __len__(self):
-        cdef int8_t* p8
-        cdef int16_t* p16
-        return field_address(&self.state.s, self.field, &p8, &p16)
-
-    def __getitem__(self, index):
-        cdef int8_t* p8
-        cdef int16_t* p16
-        cdef Py_ssize_t n, i
-        if isinstance(index, slice):
-            return field_list(&self.state.s, self.field)[index]
-        n = field_address(&self.state.s, self.field, &p8, &p16)
-        i = operator.index(index)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("list index out of range")
-        return p16[i] if p16 != NULL else p8[i]
-
-    def __setitem__(self, index, value):
-        cdef int n = len(self), i
-        if isinstance(index, slice):
-            positions = range(*index.indices(n))
-            values = [operator.index(v) for v in value]
-            if len(values) != len(positions):
-                raise ValueError(f"a compiled position's arrays keep their length ({n}); "
-                                 f"cannot assign {len(values)} values to {len(positions)} places")
-            for i, v in zip(positions, values):
-                field_set(&self.state.s, self.field, i, v)
-            return
-        i = operator.index(index)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("list assignment index out of range")
-        field_set(&self.state.s, self.field, i, operator.index(value))
-
-    def __iter__(self):
-        return iter(field_list(&self.state.s, self.field))
-
-    def __contains__(self, value):
-        return value in field_list(&self.state.s, self.field)
-
-    def __eq__(self, other):
-        if isinstance(other, FieldView):
-            other = other.tolist()
-        return field_list(&self.state.s, self.field) == other
-
-    def __ne__(self, other):
-        return not self == other
-
-    __hash__ = None
-
-    def __add__(self, other):
-        return self.tolist() + list(other)
-
-    def __radd__(self, other):
-        return list(other) + self.tolist()
-
-    def __repr__(self):
-        return repr(field_list(&self.state.s, self.field))
-
-    def tolist(self):
-        """A plain list copy."""
-        return field_list(&self.state.s, self.field)
-
-    def count(self, value):
-        """How many entries equal `value`."""
-        return field_list(&self.state.s, self.field).count(value)
-
-    def index(self, value, *args):
-        """The first position of `value` (ValueError if absent)."""
-        return field_list(&self.state.s, self.field).index(value, *args)
-
-
-cdef FieldView make_view(CoreState state, int field):
-    cdef FieldView view = FieldView.__new__(FieldView)
-    view.state = state
-    view.field = field
-    return view
-
-
-# Scalar fields with their getters/setters on the C struct.
-SCALAR_FIELDS = ("n", "phase", "stage", "to_move", "chip_supply", "draws_left", "bid", "bidder", "passes_in_row",
-                 "opener", "colour_pos", "cursor", "turn_actions", "last_laid", "last_laid_fresh", "pending",
-                 "prospect_state", "route_entry")
+        v = operator.index(value)
+        if name == "n":
+            if v != n:
+                raise ValueError("the number of players is the game's")
+        elif name == "phase": s.phase = v
+        elif name == "stage": s.stage = v
+        elif name == "to_move": s.to_move = v
+        elif name == "chip_supply": s.chip_supply = v
+        elif name == "draws_left": s.draws_left = v
+        elif name == "bid": s.bid = v
+        elif name == "bidder": s.bidder = v
+        elif name == "passes_in_row": s.passes_in_row = v
+        elif name == "opener": s.opener = v
+        elif name == "colour_pos": s.colour_pos = v
+        elif name == "cursor": s.cursor = v
+        elif name == "turn_actions": s.turn_actions = v
+        elif name == "last_laid": s.last_laid = v
+        elif name == "last_laid_fresh": s.last_laid_fresh = v
+        elif name == "pending": s.pending = v
+        elif name == "prospect_state": s.prospect_state = v
+        elif name == "route_entry": s.route_entry = v
+        else:
+            raise ValueError(f"{name!r} is not a field of a Cavum position")
+    return 0
 
 
 cdef void check_config(CoreState state) except *:
@@ -2162,27 +2041,6 @@ cdef void check_config(CoreState state) except *:
     if state._game.config is not state._tables.config:
         state._tables = tables_for(state._game.config)
         state.s.t = &state._tables.t
-
-
-cdef int check_cell(object cell) except -1:
-    cdef int c = operator.index(cell)
-    if not 0 <= c < NUM_CELLS:
-        raise IndexError(f"mountain cells are numbered 0 to {NUM_CELLS - 1}")
-    return c
-
-
-cdef int check_seat(CoreState state, object player) except -1:
-    cdef int p = operator.index(player)
-    if not 0 <= p < state.s.n:
-        raise IndexError(f"seats are numbered 0 to {state.s.n - 1}")
-    return p
-
-
-cdef int check_colour(object colour) except -1:
-    cdef int c = operator.index(colour)
-    if not 0 <= c < NUM_COLOURS:
-        raise IndexError(f"colours are numbered 0 to {NUM_COLOURS - 1}")
-    return c
 
 
 # ------------------------------------------------------------------------------------------------
@@ -2237,11 +2095,7 @@ cdef class CoreState(CompiledStateBase):
 
     def to_reference(self):
         """The same position in the reference engine (it explains illegal moves; benchmarks time it)."""
-        ref = ReferenceState(self._game)
-        for key, value in self.to_dict().items():
-            setattr(ref, key, value)
-        ref._history = list(self._hist)
-        return ref
+        return ReferenceState.from_dict(self._game, self.to_dict(), self._hist)
 
     def illegal_reason(self, action):
         """Why `action` is illegal now, or None if it is legal (the reason is the reference engine's)."""
@@ -2294,27 +2148,33 @@ cdef class CoreState(CompiledStateBase):
     def to_dict(self):
         """The whole position as plain JSON values: the same dict, in the same key order, as the reference's."""
         cdef GameState* s = &self.s
-        cdef int i
+        cdef int i, j, n = s.n
         return {
-            "n": s.n, "phase": s.phase, "stage": s.stage, "to_move": s.to_move,
-            "scores_": field_list(s, F_SCORES), "seq_card": field_list(s, F_SEQ_CARD),
-            "last_cards": field_list(s, F_LAST_CARDS), "height": field_list(s, F_HEIGHT),
-            "stack": field_list(s, F_STACK), "vein_colour": field_list(s, F_VEIN_COLOUR),
-            "vein_stones": field_list(s, F_VEIN_STONES), "station": field_list(s, F_STATION),
-            "city_station": field_list(s, F_CITY_STATION), "scale": field_list(s, F_SCALE),
-            "hands": field_list(s, F_HANDS), "pool": field_list(s, F_POOL),
-            "pool_stations": field_list(s, F_POOL_STATIONS), "supply": field_list(s, F_SUPPLY),
-            "supply_stations": field_list(s, F_SUPPLY_STATIONS), "board": field_list(s, F_BOARD),
-            "options": field_list(s, F_OPTIONS), "prospects": field_list(s, F_PROSPECTS),
-            "used": field_list(s, F_USED), "deck": field_list(s, F_DECK),
+            "n": n, "phase": s.phase, "stage": s.stage, "to_move": s.to_move,
+            "scores_": [s.scores[i] for i in range(n)], "seq_card": [s.seq_card[i] for i in range(n)],
+            "last_cards": [s.last_cards[i] for i in range(n)], "height": [s.height[i] for i in range(NUM_CELLS)],
+            "stack": [s.stack[i][j] for i in range(NUM_CELLS) for j in range(MAX_STACK)],
+            "vein_colour": [s.vein_colour[i] for i in range(NUM_CELLS)],
+            "vein_stones": [s.vein_stones[i] for i in range(NUM_CELLS)],
+            "station": [s.station[i] for i in range(NUM_CELLS)],
+            "city_station": [s.city_station[i] for i in range(NUM_SPACES)],
+            "scale": [s.scale[i][j] for i in range(NUM_COLOURS) for j in range(SCALE_SPACES)],
+            "hands": [s.hands[i][j] for i in range(n) for j in range(NUM_COLOURS)],
+            "pool": [s.pool[i] for i in range(NUM_PIECES)], "pool_stations": [s.pool_stations[i] for i in range(n)],
+            "supply": [s.supply[i] for i in range(NUM_PIECES)],
+            "supply_stations": [s.supply_stations[i] for i in range(n)],
+            "board": [s.board[i][j] for i in range(n) for j in range(NUM_PIECES)],
+            "options": [s.options[i] for i in range(n)], "prospects": [s.prospects[i] for i in range(n)],
+            "used": [s.used[i] for i in range(n)], "deck": [s.deck[i] for i in range(NUM_ORDERS)],
             "display": [i for i in range(NUM_ORDERS) if (s.display >> i) & 1],
-            "chips": field_list(s, F_CHIPS), "owner": field_list(s, F_OWNER), "chip_supply": s.chip_supply,
-            "draws_left": s.draws_left, "bid": s.bid, "bidder": s.bidder, "passed": field_list(s, F_PASSED),
-            "passes_in_row": s.passes_in_row, "opener": s.opener, "colour_pos": s.colour_pos,
-            "cursor": s.cursor, "turn_actions": s.turn_actions, "last_laid": s.last_laid,
-            "last_laid_fresh": s.last_laid_fresh, "pending": s.pending, "prospect_state": s.prospect_state,
-            "route": [s.route[i] for i in range(s.route_len)], "route_entry": s.route_entry,
-            "to_take": [s.to_take[i] for i in range(s.to_take_len)], "penalties": field_list(s, F_PENALTIES),
+            "chips": [s.chips[i] for i in range(NUM_ORDERS)], "owner": [s.owner[i] for i in range(NUM_ORDERS)],
+            "chip_supply": s.chip_supply, "draws_left": s.draws_left, "bid": s.bid, "bidder": s.bidder,
+            "passed": [s.passed[i] for i in range(n)], "passes_in_row": s.passes_in_row, "opener": s.opener,
+            "colour_pos": s.colour_pos, "cursor": s.cursor, "turn_actions": s.turn_actions,
+            "last_laid": s.last_laid, "last_laid_fresh": s.last_laid_fresh, "pending": s.pending,
+            "prospect_state": s.prospect_state, "route": [s.route[i] for i in range(s.route_len)],
+            "route_entry": s.route_entry, "to_take": [s.to_take[i] for i in range(s.to_take_len)],
+            "penalties": [s.penalties[i] for i in range(n)],
         }
 
     @classmethod
@@ -2322,317 +2182,13 @@ cdef class CoreState(CompiledStateBase):
         """The position described by `to_dict()` output (for tests and benchmarks that start anywhere)."""
         cdef CoreState state = cls(game)
         for key, value in d.items():
-            if key != "n":
-                state._set_field(key, value)
+            set_field(&state.s, key, value)
         state._hist = list(history)
         return state
 
-    # -- fields as attributes (the reference's names) ------------------------------------------------
-
-    def _get_field(self, name):
-        """The value of a to_dict() field: a live FieldView for fixed arrays, an int or a list otherwise."""
-        cdef GameState* s = &self.s
-        cdef int i
-        code = ARRAY_FIELDS.get(name)
-        if code is not None:
-            return make_view(self, code)
-        if name == "display":
-            return [i for i in range(NUM_ORDERS) if (s.display >> i) & 1]
-        if name == "route":
-            return [s.route[i] for i in range(s.route_len)]
-        if name == "to_take":
-            return [s.to_take[i] for i in range(s.to_take_len)]
-        if name == "n": return s.n
-        if name == "phase": return s.phase
-        if name == "stage": return s.stage
-        if name == "to_move": return s.to_move
-        if name == "chip_supply": return s.chip_supply
-        if name == "draws_left": return s.draws_left
-        if name == "bid": return s.bid
-        if name == "bidder": return s.bidder
-        if name == "passes_in_row": return s.passes_in_row
-        if name == "opener": return s.opener
-        if name == "colour_pos": return s.colour_pos
-        if name == "cursor": return s.cursor
-        if name == "turn_actions": return s.turn_actions
-        if name == "last_laid": return s.last_laid
-        if name == "last_laid_fresh": return s.last_laid_fresh
-        if name == "pending": return s.pending
-        if name == "prospect_state": return s.prospect_state
-        if name == "route_entry": return s.route_entry
-        raise AttributeError(name)
-
-    def _set_field(self, name, value):
-        """Set a to_dict() field (whole arrays keep their length; `n` is the game's and cannot change)."""
-        cdef GameState* s = &self.s
-        cdef int i, v
-        code = ARRAY_FIELDS.get(name)
-        if code is not None:
-            make_view(self, code)[:] = value
-            return
-        if name in ("display", "route", "to_take"):
-            values = [operator.index(x) for x in value]
-            if name == "display":
-                s.display = 0
-                for v in values:
-                    if not 0 <= v < NUM_ORDERS:
-                        raise ValueError(f"display holds order card numbers 0 to {NUM_ORDERS - 1}")
-                    s.display |= (<uint32_t>1) << v
-            elif name == "route":
-                if len(values) > NUM_NODES:
-                    raise ValueError("a route visits each node at most once")
-                for i, v in enumerate(values):
-                    s.route[i] = v
-                s.route_len = len(values)
-            else:
-                if len(values) > NUM_CELLS:
-                    raise ValueError("at most one stone per vein cell is waiting to be taken")
-                for i, v in enumerate(values):
-                    s.to_take[i] = v
-                s.to_take_len = len(values)
-            return
-        v = operator.index(value)
-        if name == "n":
-            if v != s.n:
-                raise ValueError("the number of players is the game's")
-        elif name == "phase": s.phase = v
-        elif name == "stage": s.stage = v
-        elif name == "to_move": s.to_move = v
-        elif name == "chip_supply": s.chip_supply = v
-        elif name == "draws_left": s.draws_left = v
-        elif name == "bid": s.bid = v
-        elif name == "bidder": s.bidder = v
-        elif name == "passes_in_row": s.passes_in_row = v
-        elif name == "opener": s.opener = v
-        elif name == "colour_pos": s.colour_pos = v
-        elif name == "cursor": s.cursor = v
-        elif name == "turn_actions": s.turn_actions = v
-        elif name == "last_laid": s.last_laid = v
-        elif name == "last_laid_fresh": s.last_laid_fresh = v
-        elif name == "pending": s.pending = v
-        elif name == "prospect_state": s.prospect_state = v
-        elif name == "route_entry": s.route_entry = v
-        else:
-            raise AttributeError(name)
-
-    @property
-    def _geo(self):
-        """The rules.Geometry of this game's options (as the reference's `_geo`)."""
-        c = self._game.config
-        return geometry(c.three_exit_pattern, c.two_exit_pattern, c.tile_internal_connectivity, c.city_space_exits)
-
-    # -- the reference's helpers, on the C state ------------------------------------------------------
-
-    def _push(self, cell, code):
-        """Put a tile code on top of a mountain cell (as the reference's `_push`; for tests)."""
-        cdef int c = check_cell(cell)
-        if self.s.height[c] >= MAX_STACK:
-            raise ValueError(f"a stack holds at most {MAX_STACK} tiles")
-        push(&self.s, c, code)
-
-    def top(self, cell):
-        """Tile code on top of a mountain cell (0 if empty)."""
-        return top(&self.s, check_cell(cell))
-
-    def open_sides(self, cell):
-        """Open sides of a mountain cell: all six under a vein with stones, else the top tile's exits."""
-        return open_sides(&self.s, check_cell(cell))
-
-    def order(self):
-        """Players in sequence-card order (lowest card first)."""
-        cdef int seats[MAX_PLAYERS]
-        cdef int n = order(&self.s, seats), i
-        return [seats[i] for i in range(n)]
-
-    def hand(self, player):
-        """Stones by colour held by `player`."""
-        cdef int p = check_seat(self, player), c
-        return [self.s.hands[p][c] for c in range(NUM_COLOURS)]
-
-    def price(self, colour):
-        """Current price of a colour: its highest empty scale space (0 if the scale is full)."""
-        return price(&self.s, check_colour(colour))
-
-    def _return_stone(self, colour):
-        """Put a stone on the highest empty space of its scale; returns that space's value."""
-        return return_stone(&self.s, check_colour(colour))
-
-    def _take_from_scale(self, colour, count):
-        """Move up to `count` stones from the lowest occupied spaces; returns how many were moved."""
-        return take_from_scale(&self.s, check_colour(colour), count)
-
-    def live(self, space):
-        """Whether the station on a city space is live: a route from it to one of its owner's mountain stations."""
-        cdef int sp = operator.index(space)
-        if not 0 <= sp < NUM_SPACES:
-            raise IndexError(f"city spaces are numbered 0 to {NUM_SPACES - 1}")
-        check_config(self)
-        return live(&self.s, sp)
-
-    def vein_connected(self, cell, exclude=-1):
-        """A vein is connected when some other tile next to it has an exit pointing into its cell."""
-        check_config(self)
-        return vein_connected(&self.s, check_cell(cell), exclude)
-
-    def score_cities(self):
-        """Score all five cities (each live station: 1 per empty or dead space of its city); returns the gains."""
-        cdef int gains[MAX_PLAYERS]
-        cdef int p
-        check_config(self)
-        score_cities(&self.s, gains)
-        return [gains[p] for p in range(self.s.n)]
-
-    def explode(self):
-        """Set off every visible dynamite tile, with chain reactions (rules 7.8); returns the cells cleared."""
-        cdef int cleared[NUM_CELLS]
-        cdef int n, i
-        check_config(self)
-        n = explode(&self.s, cleared)
-        return [cleared[i] for i in range(n)]
-
-    def _next_colour(self):
-        """Move the colour sale on to the next colour (as the reference; for tests)."""
-        check_config(self)
-        next_colour(&self.s)
-
-    def _end_phase(self):
-        """End the phase: the next phase's draw, or the final scoring and sale (as the reference; for tests)."""
-        check_config(self)
-        end_phase(&self.s)
-
-    def shown_stone_holders(self):
-        """(player, colour) pairs everyone knows: in a colour sale the bidder and the player to bid hold one."""
-        if self.s.stage not in (COLOUR_BID, COLOUR_SELL):
-            return []
-        colour = self._game.config.colour_sale_colour_order[self.s.colour_pos]
-        return [(q, colour) for q in {self.s.bidder, self.s.to_move} if q >= 0]
-
-    def _bid_range(self, player):
-        """The bids `player` may make now, as the reference's range."""
-        cdef int lo, hi
-        check_config(self)
-        bid_range(&self.s, check_seat(self, player), &lo, &hi)
-        return range(lo, hi)
-
-    def _may_pass(self, player):
-        """Whether `player` may pass (the opener of a sequence auction must bid)."""
-        return may_pass(&self.s, check_seat(self, player))
-
-    def _free_cards(self):
-        """The sequence cards nobody holds yet."""
-        return [c for c in self._game.config.sequence_cards if free_card(&self.s, c)]
-
-    def _fulfillable(self, player):
-        """The order cards `player` owns and holds the stones for."""
-        cdef uint32_t mask = fulfillable(&self.s, check_seat(self, player))
-        return [i for i in range(NUM_ORDERS) if (mask >> i) & 1]
-
-    def _only_prospect_left(self, player):
-        """Whether prospecting is all `player` has left this phase."""
-        return only_prospect_left(&self.s, check_seat(self, player))
-
-    def _build_actions(self, player):
-        """The building actions of `player` now, in the reference's (unsorted) order."""
-        cdef int buffer[NUM_ACTIONS]
-        cdef int n, i
-        check_config(self)
-        n = build_actions(&self.s, check_seat(self, player), buffer)
-        return [buffer[i] for i in range(n)]
-
-    def _placements(self, player, piece, first_only=False):
-        """Ids of every legal placement of `piece` by `player` now (the first one only, if asked)."""
-        cdef int buffer[NUM_ACTIONS]
-        cdef int n, i, pc = operator.index(piece)
-        if not 0 <= pc < NUM_PIECES:
-            raise IndexError(f"pieces are numbered 0 to {NUM_PIECES - 1}")
-        check_config(self)
-        n = placements(&self.s, check_seat(self, player), pc, buffer, bool(first_only), NULL)
-        return [buffer[i] for i in range(n)]
-
-    def _route_starts(self, player):
-        """`player`'s stations from which a prospecting route can be finished."""
-        cdef int nodes[NUM_NODES]
-        cdef int n, i
-        check_config(self)
-        n = route_starts(&self.s, check_seat(self, player), nodes)
-        return [nodes[i] for i in range(n)]
-
-    def _route_steps(self, player):
-        """(next node, entry side) of every step that keeps the route finishable."""
-        cdef int targets[NUM_DIRS]
-        cdef int sides[NUM_DIRS]
-        cdef int n, i
-        if self.s.route_len == 0:
-            raise IndexError("no route is being chosen")
-        check_config(self)
-        n = route_steps(&self.s, check_seat(self, player), targets, sides)
-        return [(targets[i], sides[i]) for i in range(n)]
-
-    def _may_stop(self, player):
-        """Whether the route being chosen may end here (at another own station)."""
-        return may_stop(&self.s, check_seat(self, player))
-
-    # Where the reference returns a reason, the C functions say only whether there is a problem; the reason
-    # text is then the reference's, asked on the same position (with a disagreement reported loudly).
-
-    def _explained(self, bint problem, str method, args, kwargs):
-        if not problem:
-            return None
-        reason = getattr(self.to_reference(), method)(*args, **kwargs)
-        if reason is None:
-            raise AssertionError(f"engines disagree on {method}{args}: the reference finds no problem")
-        return reason
-
-    def _piece_problem(self, player, piece):
-        """Why `player` cannot use `piece` now, or None."""
-        cdef int p = check_seat(self, player), pc = operator.index(piece)
-        if not 0 <= pc < NUM_PIECES:
-            return self.to_reference()._piece_problem(player, piece)
-        return self._explained(piece_problem(&self.s, p, pc), "_piece_problem", (player, piece), {})
-
-    def _lay_problem(self, player, piece, cell, rot, piece_check=True):
-        """Why laying `piece` at `cell` with rotation `rot` is illegal for `player`, or None."""
-        cdef int p = check_seat(self, player), pc = operator.index(piece), c = check_cell(cell), r = operator.index(rot)
-        check_config(self)
-        if not (0 <= pc < NUM_TILE_PIECES and 0 <= r < NUM_DIRS):
-            return self.to_reference()._lay_problem(player, piece, cell, rot, piece_check=piece_check)
-        return self._explained(lay_problem(&self.s, p, pc, c, r, bool(piece_check)), "_lay_problem",
-                               (player, piece, cell, rot), {"piece_check": piece_check})
-
-    def _station_problem(self, player, node, piece_check=True):
-        """Why a station of `player` may not go on `node` now, or None."""
-        cdef int p = check_seat(self, player), nd = operator.index(node)
-        check_config(self)
-        if not 0 <= nd < NUM_NODES:
-            return self.to_reference()._station_problem(player, node, piece_check=piece_check)
-        return self._explained(station_problem(&self.s, p, nd, bool(piece_check)), "_station_problem",
-                               (player, node), {"piece_check": piece_check})
-
-    def _vein_site_problem(self, cell):
-        """Why a vein may not go on `cell`, or None."""
-        check_config(self)
-        return self._explained(vein_site_problem(&self.s, check_cell(cell)), "_vein_site_problem", (cell,), {})
-
-    def _vein_colour_problem(self, colour):
-        """Why a vein may not take `colour`, or None."""
-        check_config(self)
-        return self._explained(vein_colour_problem(&self.s, check_colour(colour)), "_vein_colour_problem",
-                               (colour,), {})
-
 
 class CompiledState(CoreState, StateMixin):
-    """A Cavum position computed by the compiled core, with the shared notation, views and records."""
-
-
-def _field_property(name):
-    return property(lambda self: self._get_field(name), lambda self, value: self._set_field(name, value),
-                    doc=f"The reference's `{name}` field on the C state.")
-
-
-# Every field of ReferenceState.to_dict() is an attribute of the same name (arrays as live views).
-for _name in (*SCALAR_FIELDS, *ARRAY_FIELDS, "display", "route", "to_take"):
-    setattr(CompiledState, _name, _field_property(_name))
-del _name
+    """A Cavum position computed by the compiled core, with the shared notation, view, records and rendering."""
 
 
 # ------------------------------------------------------------------------------------------------

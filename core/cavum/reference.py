@@ -1206,3 +1206,16 @@ class ReferenceState(StateMixin):
         skip = {"_game", "_geo", "_history", "_resample_cache"}
         return {key: (value[:] if isinstance(value, list) else value)
                 for key, value in self.__dict__.items() if key not in skip}
+
+    @classmethod
+    def from_dict(cls, game: Any, d: dict[str, Any], history: list[int]) -> "ReferenceState":
+        """The position described by `to_dict()` output (every field; lists may come as any sequence)."""
+        state = cls(game)
+        for key, value in d.items():
+            if key not in state.__dict__ or key in ("_game", "_geo", "_history"):
+                raise ValueError(f"{key!r} is not a field of a Cavum position")
+            if key == "n" and value != state.n:
+                raise ValueError("the number of players is the game's")
+            setattr(state, key, list(value) if isinstance(value, (list, tuple)) else value)
+        state._history = list(history)
+        return state

@@ -9,7 +9,9 @@ from .stages import STAGE_NAMES
 
 
 def _cell_text(state: Any, cell: int) -> str:
-    """Three characters: top tile kind (2/3/4/6, lower-case d for dynamite), vein or station marker."""
+    """Three characters: top tile kind (2/3/4/6, lower-case d for dynamite), vein or station marker.
+
+    `state` is a `PositionView`."""
     code = state.top(cell)
     if not code:
         return " . "
@@ -24,10 +26,12 @@ def _cell_text(state: Any, cell: int) -> str:
 
 
 def render_state(state: Any) -> str:
-    """The position as lines of text."""
+    """The position (a Cavum state) as lines of text, read from its `view()`."""
     r = rules()
+    to_move = state.current_player()
+    state = state.view()
     lines = [f"Cavum, {state.n} players, phase {state.phase + 1}/{r.phases}, {STAGE_NAMES[state.stage]}, "
-             f"to move: {state.current_player()}"]
+             f"to move: {to_move}"]
     by_coord = {rc: i for i, rc in enumerate(r.cells)}
     spaces = {rc: i for i, rc in enumerate(r.city_space_coords)}
     for row in range(-6, 7):
@@ -44,12 +48,12 @@ def render_state(state: Any) -> str:
         lines.append(" " * abs(row) * 2 + " ".join(parts))
     lines.append("scales (price): " + ", ".join(f"{c} {state.price(i)}" for i, c in enumerate(r.colours)))
     pool = [f"{piece_name(p)} x{n}" for p, n in enumerate(state.pool) if n]
-    lines.append("buy pool: " + (", ".join(pool) or "empty") + f"; stations {state.pool_stations}")
+    lines.append("buy pool: " + (", ".join(pool) or "empty") + f"; stations {list(state.pool_stations)}")
     for p in range(state.n):
         held = [f"{piece_name(i)} x{n}" for i, n in enumerate(state.board[p * 10:(p + 1) * 10]) if n]
         orders = [r.order_cards[i].id for i, o in enumerate(state.owner) if o == p]
         lines.append(f"p{p}: score {state.scores_[p]}, card {state.seq_card[p] or '-'}, "
-                     f"actions {state.used[p]}/12, stones {state.hand(p)}, orders {orders or '-'}, "
+                     f"actions {state.used[p]}/12, stones {list(state.hand(p))}, orders {orders or '-'}, "
                      f"board: {', '.join(held) or '-'}, options {state.options[p]}, prospect {state.prospects[p]}")
     lines.append("display: " + (", ".join(f"{r.order_cards[i].id}" + (f"+{state.chips[i]}chip" if state.chips[i] else "")
                                           for i in state.display) or "empty"))

@@ -32,6 +32,7 @@ from .actions import action_table, normalize_text
 from .render import render_state
 from .rules import rules
 from .stages import FINAL_SALE, OVER
+from .view import PositionView
 
 RECORD_FORMAT = "cavekit-cavum"
 RECORD_VERSION = 1
@@ -45,6 +46,13 @@ class StateMixin(RecordedState):
     record_version = RECORD_VERSION
 
     _game: Any          # the Cavum game this state belongs to
+
+    # -- the public view --------------------------------------------------------------------------
+
+    def view(self) -> PositionView:
+        """The position as a read-only `PositionView` (`view.py`): the same for every engine, built on demand
+        from `to_dict()`; it is a snapshot, so ask again after `apply_action`."""
+        return PositionView(self._game, self.to_dict())  # type: ignore[attr-defined]
 
     # -- results ------------------------------------------------------------------------------------
 
@@ -120,8 +128,9 @@ class StateMixin(RecordedState):
         r = rules()
         k = len(r.colours)
         out: list[float] = []
+        position = self.view()
         for cell in range(r.num_cells):
-            code = self.top(cell)  # type: ignore[attr-defined]
+            code = position.top(cell)
             piece, rotation = ((code - 1) % 8, (code - 1) // 8) if code else (-2, 0)
             out += [view["height"][cell], piece // 2 + 1 if code else 0, piece % 2 if code else 0, rotation,
                     view["vein_stones"][cell], view["vein_colour"][cell] + 1,
@@ -232,13 +241,14 @@ class StateMixin(RecordedState):
             return world
         k = len(rules().colours)
         n = self._game.num_players
-        hands = world.hands
+        d = world.to_dict()
+        hands = d["hands"]
         others = [q for q in range(n) if q != player]
         counts = [sum(hands[q * k:(q + 1) * k]) for q in others]
         pool = [c for q in others for c in range(k) for _ in range(hands[q * k + c])]
         if not pool:
             return world
-        must = world.shown_stone_holders()
+        must = world.view().shown_stone_holders()
         for _ in range(RESAMPLE_TRIES):
             stones = rng.permutation(pool)
             dealt = {}
@@ -252,7 +262,7 @@ class StateMixin(RecordedState):
             if all(dealt[q][c] > 0 for q, c in must if q != player):
                 for q, row in dealt.items():
                     hands[q * k:(q + 1) * k] = row
-                return world
+                return type(world).from_dict(self._game, d, world.history())
         return world   # the true deal: only reached if consistent deals are vanishingly rare
 
     # -- records ------------------------------------------------------------------------------------
