@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Game, State, sample_chance_outcome
+from ..core.spec import resolve
 from ..search.agent import Agent, make_agent
 
 HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
@@ -78,6 +79,11 @@ class PlaySession:
         self._out = sys.stdout if stdout is None else stdout
         self._interactive = self._in is sys.stdin and sys.stdin.isatty()
         self._ai_to_move = False      # the AI's turn is under way (so its header is printed once per turn)
+        # With hidden information the person sees only their seat's view, and every agent (the AI, hints) is
+        # given a position drawn from what its seat may know, never the true one.
+        self._hidden = bool(getattr(game, "hidden_information", False))
+        spec = getattr(game, "spec", None)
+        self._renderer = resolve(spec.renderer) if spec is not None and spec.renderer else None
 
     # -- input and output ---------------------------------------------------------------------------
 
@@ -136,8 +142,34 @@ class PlaySession:
         position = len(self.state.history())
         rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2, position)))
         outcome = sample_chance_outcome(self.state.chance_outcomes(), rng.random())
-        self.say(f"  chance: {self.state.action_to_string(outcome)}")
+        seen = self._seen_by_person(outcome)
+        self.say(f"  chance: {self.state.action_to_string(outcome) if seen else 'an outcome hidden from you'}")
         self.state.apply_action(outcome)
+
+    def _seen_by_person(self, outcome: int) -> bool:
+        """Whether the person can tell this chance outcome from the others (their view after it differs)."""
+        if not self._hidden:
+            return True
+        views = {}
+        for other, _ in self.state.chance_outcomes():
+            after = self.state.clone()
+            after.apply_action(other)
+            views[other] = after.information_state_string(self.seat)
+        return list(views.values()).count(views[outcome]) == 1
+
+    def _as_seen_by(self, player: int) -> State:
+        """The position an agent playing or advising `player` is given: with hidden information, one drawn
+        from that seat's information state (seeded by the session seed and the position), else the true one."""
+        if not self._hidden:
+            return self.state
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(3, len(self.state.history()))))
+        return self.state.resample_from_infostate(player, rng)
+
+    def _board(self) -> str:
+        """The position as the person may see it."""
+        if self._renderer is not None and not self.state.is_terminal():
+            return self._renderer(self.state, self.seat)
+        return str(self.state)
 
     def _ai_move(self) -> None:
         state = self.state
@@ -145,10 +177,11 @@ class PlaySession:
             self.say("", f"The AI (player {state.current_player()}, {self.ai_spec}) moves:")
             self._ai_to_move = True
         legal = state.legal_actions()
-        action = self.agent.step(state)
+        seen = self._as_seen_by(state.current_player())
+        action = self.agent.step(seen)
         self.say(f"  AI: {state.action_to_string(action)}")
         if len(legal) > 1:
-            self.say(*(f"      {line}" for line in self._reasoning(state, action)))
+            self.say(*(f"      {line}" for line in self._reasoning(seen, action)))
         state.apply_action(action)
 
     def _reasoning(self, state: State, chosen: int) -> list[str]:
@@ -163,7 +196,7 @@ class PlaySession:
         lines = [f"{budget}: chose {state.action_to_string(chosen)}"
                  + (f" ({_stats(mine, total_visits)})" if mine else "")]
         others = [e for e in entries if e["action"] != chosen]
-        if others:
+        if others and not self._hidden:     # the AI's other options would show what it holds
             lines.append(f"next best {others[0]['text']} ({_stats(others[0], total_visits)})")
         return lines
 
@@ -171,7 +204,7 @@ class PlaySession:
 
     def _person_turn(self) -> bool:
         """Show the position and read input until a move is made (True) or the person leaves (False)."""
-        self.say("", str(self.state), "")
+        self.say("", self._board(), "")
         self.say(f"Your move (you are player {self.seat}):")
         self._show_moves()
         while True:
@@ -193,7 +226,7 @@ class PlaySession:
             elif command == "moves":
                 self._show_moves()
             elif command == "board":
-                self.say(str(self.state))
+                self.say(self._board())
             elif command == "hint":
                 self._hint(rest)
             elif command == "save":
@@ -276,7 +309,7 @@ class PlaySession:
             self._hint_agent = make_agent(self._hint_spec(), self.game, seed=seed)
         self.say(f"thinking ({self._hint_spec()})...")
         state = self.state
-        entries = self._hint_agent.analyse(state)  # type: ignore[attr-defined]
+        entries = self._hint_agent.analyse(self._as_seen_by(self.seat))  # type: ignore[attr-defined]
         budget = getattr(self._hint_agent, "analysis_budget", self._hint_spec())
         scale = "your result, -1 loss to +1 win" if self.game.num_players > 1 else "your final score"
         self.say(f"hint from {budget}; value = its estimate of {scale}:")

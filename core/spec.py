@@ -12,6 +12,8 @@ paths resolved only when that layer asks (so `core` never imports `search` or `a
   (None: the engine computes `observation_tensor(player)` itself, if it can);
 - `evaluator`: the heuristic evaluation `(state) -> list[float]` that greedy play, MCTS leaves and
   expectimax cut-offs use (None: only finished games have a value);
+- `renderer`: `(state, player) -> str`, the position as text as `player` may see it (None: `str(state)`, which
+  shows everything, for games where every player sees everything);
 - `agents`: modules that register the game's own agents (and search hooks) when imported;
 - `analysis`: a module of the game's analysis hooks, each optional: `DECISION_FIELDS` (per-decision
   columns), `OUTCOME_FIELDS` (per-game columns), `report_sections(data)` (HTML report sections) and
@@ -61,6 +63,7 @@ class GameSpec:
     game_class: str | Callable[..., Any]        # "module:Class", or the class itself
     observation_encoder: str | None = None      # "module:factory" or None (the engine's own tensor)
     evaluator: str | None = None                # "module:function" or None (finished games only)
+    renderer: str | None = None                 # "module:function(state, player)" or None (str(state) for all)
     agents: tuple[str, ...] = ()                # modules registering the game's agents
     analysis: str | None = None                 # module of the game's analysis hooks
     default: bool = False                       # the kit's flagship, used where a command needs one game

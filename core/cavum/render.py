@@ -25,10 +25,12 @@ def _cell_text(state: Any, cell: int) -> str:
     return mark + str(state.height[cell]) if state.height[cell] > 1 else mark + " "
 
 
-def render_state(state: Any) -> str:
-    """The position (a Cavum state) as lines of text, read from its `view()`."""
+def render_state(state: Any, player: int | None = None) -> str:
+    """The position (a Cavum state) as lines of text, read from its `view()`: everything (`player` None), or
+    what `player` sees (the others' stones as counts while their colours are hidden)."""
     r = rules()
     to_move = state.current_player()
+    hidden = player is not None and not state._hands_visible()
     state = state.view()
     lines = [f"Cavum, {state.n} players, phase {state.phase + 1}/{r.phases}, {STAGE_NAMES[state.stage]}, "
              f"to move: {to_move}"]
@@ -53,7 +55,9 @@ def render_state(state: Any) -> str:
         held = [f"{piece_name(i)} x{n}" for i, n in enumerate(state.board[p * 10:(p + 1) * 10]) if n]
         orders = [r.order_cards[i].id for i, o in enumerate(state.owner) if o == p]
         lines.append(f"p{p}: score {state.scores_[p]}, card {state.seq_card[p] or '-'}, "
-                     f"actions {state.used[p]}/12, stones {list(state.hand(p))}, orders {orders or '-'}, "
+                     f"actions {state.used[p]}/12, stones "
+                     f"{f'{sum(state.hand(p))} (colours hidden)' if hidden and p != player else list(state.hand(p))}, "
+                     f"orders {orders or '-'}, "
                      f"board: {', '.join(held) or '-'}, options {state.options[p]}, prospect {state.prospects[p]}")
     lines.append("display: " + (", ".join(f"{r.order_cards[i].id}" + (f"+{state.chips[i]}chip" if state.chips[i] else "")
                                           for i in state.display) or "empty"))

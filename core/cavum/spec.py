@@ -32,5 +32,6 @@ SPEC = GameSpec(
     game_class="cavekit.core.cavum.game:Cavum",
     evaluator="cavekit.search.cavum_agents:cavum_evaluate",
     agents=("cavekit.search.cavum_agents",),
+    renderer="cavekit.core.cavum.render:render_state",
     analysis="cavekit.analysis.cavum",
 )

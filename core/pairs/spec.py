@@ -35,5 +35,6 @@ SPEC = GameSpec(
     game_class="cavekit.core.pairs.game:ThePairsCave",
     evaluator="cavekit.search.pairs_agents:pairs_evaluate",
     agents=("cavekit.search.pairs_agents",),
+    renderer="cavekit.core.pairs.state:render_state",
     analysis="cavekit.analysis.pairs",
 )

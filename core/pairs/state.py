@@ -356,13 +356,14 @@ class _ResamplePlan:
         return new_history
 
 
-def render_state(state: Any) -> str:
-    """The whole position for a person (every hand shown: this is the full state, not a player's view)."""
+def render_state(state: Any, player: int | None = None) -> str:
+    """The position for a person: every hand (`player` None), or what `player` sees (others' hands and the
+    deck as counts, unless hands are open or the match is over)."""
     game = state._game
     d = state.to_dict()
     n = game.num_players
     rounds = game.config.num_rounds
-    player = state.current_player()
+    viewer, player = player, state.current_player()
     if player == TERMINAL:
         status = "match over; winner(s): " + ", ".join(f"p{p}" for p in state.winners())
     elif player == CHANCE:
@@ -375,8 +376,10 @@ def render_state(state: Any) -> str:
              f"Cave: {_ranks_text(d['cave'])}   deck: {sum(d['deck'])} cards"
              + (f"   burned: {sum(d['burned'])}" if game.config.burn_cards else "")]
     points = round_points(d["captured"])
+    hidden = viewer is not None and player != TERMINAL and not state._hands_visible()
     for p in range(n):
-        lines.append(f"p{p}: hand {_ranks_text(d['hands'][p])} | captured {_ranks_text(d['captured'][p])} "
+        hand = f"{sum(d['hands'][p])} cards" if hidden and p != viewer else _ranks_text(d["hands"][p])
+        lines.append(f"p{p}: hand {hand} | captured {_ranks_text(d['captured'][p])} "
                      f"({points[p]} pts this round) | total {d['totals'][p]}")
     if d["round_scores"]:
         lines.append("rounds: " + "; ".join(" ".join(str(x) for x in s) for s in d["round_scores"]))
