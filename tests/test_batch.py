@@ -177,3 +177,22 @@ def test_a_killed_match_resumes_with_the_same_command(tmp_path):
     ref_games, ref_decisions = load_results(reference)
     pd.testing.assert_frame_equal(without_timing(games), without_timing(ref_games))
     pd.testing.assert_frame_equal(decisions, ref_decisions)
+
+
+def test_an_interrupted_match_says_what_it_kept_and_the_command_that_resumes(tmp_path):
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
+               "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", "--quiet", "--out", str(out)]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 180
+    while _chunks_listed(out) < 1:
+        assert process.poll() is None, f"the match ended before it could be interrupted: {process.stderr.read()}"
+        assert time.monotonic() < deadline, "no chunk was stored within 3 minutes"
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGINT)           # Ctrl-C reaches the CLI and its workers
+    _, stderr = process.communicate(timeout=120)
+    saved = json.loads((out / "manifest.json").read_text())["games_done"]
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert stderr.strip() == (f"cavekit: interrupted; {saved} of 400 games are saved in {out}. Run the same command "
+                              f"to play the rest: cavekit {' '.join(command[3:])}")

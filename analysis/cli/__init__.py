@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run `cavekit` with `argv` (default: the process's arguments); the exit status."""
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)    # the command as typed (for resume messages)
     try:
         return args.run(args)
     except CavekitError as e:

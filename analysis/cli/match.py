@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 
 import pandas as pd
 
+from ...core.api import CavekitError
 from ...core.registry import game_names
 from ..batch import BACKENDS, run_match, summarize
+from ..results import read_manifest
 from .common import Subcommands, add_param_option, game_params
 
 
@@ -14,9 +18,13 @@ def run(args: argparse.Namespace) -> int:
     """Play the batch, print its summary tables and say where the results went."""
     params = game_params(args.param, args.game)
     players = args.players if args.players is not None else len(args.agents)
-    results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
-                        jobs=args.jobs, out=args.out, backend=args.backend, chunk_size=args.chunk_size,
-                        address=args.address, players=players, **params)
+    try:
+        results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
+                            jobs=args.jobs, out=args.out, backend=args.backend, chunk_size=args.chunk_size,
+                            address=args.address, players=players, **params)
+    except KeyboardInterrupt:
+        print(interrupted_message(args), file=sys.stderr)
+        return 130
     with pd.option_context("display.width", 160, "display.precision", 3):
         print(f"{args.game}: {args.games} games, agents {' vs '.join(args.agents)}, master seed {args.seed}")
         for title, table in summarize(results).items():
@@ -25,6 +33,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"\nresults in {args.out}: manifest.json, games-*.parquet (one row per game), "
                   "decisions-*.parquet (one row per decision)")
     return 0
+
+
+def interrupted_message(args: argparse.Namespace) -> str:
+    """What an interrupted match kept, and the command that carries on from there."""
+    if not args.out:
+        return "cavekit: interrupted; nothing was kept (without --out a match keeps no results)"
+    try:
+        done = read_manifest(args.out)["games_done"]
+    except (CavekitError, OSError):
+        done = 0
+    command = " ".join(shlex.quote(word) for word in ["cavekit", *args.argv])
+    return (f"cavekit: interrupted; {done} of {args.games} games are saved in {args.out}. "
+            f"Run the same command to play the rest: {command}")
 
 
 def add_parser(sub: Subcommands) -> None:
