@@ -25,7 +25,7 @@ such module under `cavekit.core`, so adding a game is adding its package.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 INFORMATION_KINDS = ("perfect", "imperfect", "by_parameters")
@@ -67,7 +67,6 @@ class GameSpec:
     agents: tuple[str, ...] = ()                # modules registering the game's agents
     analysis: str | None = None                 # module of the game's analysis hooks
     default: bool = False                       # the kit's flagship, used where a command needs one game
-    notes: dict[str, str] = field(default_factory=dict)   # one-line facts shown by `cavekit games`
 
     def __post_init__(self) -> None:
         if self.information not in INFORMATION_KINDS:
