@@ -37,10 +37,10 @@ from .actions import (BID, CHOOSE_CARD, DISCARD, DONE, END_TURN, FINAL_SELL, FUL
                       PROSPECT_STOP, PROSPECT_TAKE, SELL, STATION, TAKE_ORDER, VEIN, action_table, piece_name)
 from .stages import (AUCTION, BUILD, CHOOSE, COLOUR_BID, COLOUR_SELL, DRAW, FINAL_SALE, ORDER_PICK,  # noqa: F401
                      ORDER_SALE, OVER, STAGE_NAMES)
+from .network import ALL_SIDES, Network  # noqa: F401  (ALL_SIDES: the compiled engine checks its own against it)
 from .state import StateMixin
 from .rules import MAX_BID, MAX_STACK, NUM_DIRS, NUM_KINDS, geometry, opposite, rules
 
-ALL_SIDES = (1 << NUM_DIRS) - 1
 NO_ROUTE = 0          # prospect progress: not started
 ROUTING = 1
 TAKING = 2
@@ -157,17 +157,11 @@ class ReferenceState(StateMixin):
 
     def open_sides(self, cell: int) -> int:
         """Open sides of a mountain cell: all six under a vein with stones, else the top tile's exits."""
-        if self.vein_stones[cell] > 0:
-            return ALL_SIDES
-        return self._tile_exits(cell)
+        return self._network().open_sides(cell)
 
-    def _groups(self, cell: int) -> tuple[int, ...]:
-        if self.vein_stones[cell] > 0:
-            return (ALL_SIDES,)
-        code = self.top(cell)
-        if not code:
-            return ()
-        return self._geo.groups[code_piece(code) // 2][code_rotation(code)]
+    def _network(self) -> Network:
+        """Routes through this position's tunnels (`network.py`, shared with the read-only view)."""
+        return Network(self, self._geo, self._game.config)
 
     def order(self) -> list[int]:
         """Players in sequence-card order (lowest card first)."""
@@ -207,55 +201,13 @@ class ReferenceState(StateMixin):
 
     # -- the network --------------------------------------------------------------------------------
 
-    def _node_exits(self, node: int, entry: int) -> int:
-        """Sides a route may leave `node` by, having entered through side `entry` (-1: it starts here)."""
-        r = rules()
-        if node >= r.num_cells:
-            return self._geo.city_exits[node - r.num_cells]
-        groups = self._groups(node)
-        if entry < 0:
-            mask = 0
-            for g in groups:
-                mask |= g
-            return mask
-        for g in groups:
-            if g >> entry & 1:
-                return g
-        return 0
-
-    def _step_target(self, node: int, d: int) -> int:
-        """The node across side `d` of `node` if the tunnel continues there, else -1."""
-        r = rules()
-        n = r.num_cells
-        if node >= n:
-            target = r.space_neighbours[node - n][d]
-            return target if target >= 0 and self.open_sides(target) >> opposite(d) & 1 else -1
-        target = r.neighbours[node][d]
-        if target < 0:
-            return -1
-        if target >= n:
-            return target if self._geo.city_exits[target - n] >> opposite(d) & 1 else -1
-        return target if self.open_sides(target) >> opposite(d) & 1 else -1
-
-    def _blocked(self, player: int, node: int) -> bool:
-        n = rules().num_cells
-        owner = self.city_station[node - n] if node >= n else self.station[node]
-        return owner >= 0 and owner != player
-
     def _own_station(self, player: int, node: int) -> bool:
         n = rules().num_cells
         return (self.city_station[node - n] if node >= n else self.station[node]) == player
 
     def _moves(self, player: int, node: int, entry: int) -> list[tuple[int, int]]:
         """(next node, side it is entered by) for every step a route of `player` may take from `node`."""
-        out = []
-        exits = self._node_exits(node, entry)
-        for d in range(NUM_DIRS):
-            if exits >> d & 1:
-                target = self._step_target(node, d)
-                if target >= 0 and not self._blocked(player, target):
-                    out.append((target, opposite(d)))
-        return out
+        return self._network().moves(player, node, entry)
 
     def _can_finish(self, player: int, node: int, entry: int, visited: set[int], start: int) -> bool:
         """Whether a simple route of `player` at `node` can still end at an own station other than `start`."""
@@ -292,44 +244,7 @@ class ReferenceState(StateMixin):
 
     def live(self, space: int) -> bool:
         """Whether the station on a city space is live: a route from it to one of its owner's mountain stations."""
-        r = rules()
-        owner = self.city_station[space]
-        if owner < 0:
-            return False
-        return self._reaches_mountain_station(owner, r.num_cells + space)
-
-    def _reaches_mountain_station(self, player: int, start: int) -> bool:
-        n = rules().num_cells
-        if self._game.config.tile_internal_connectivity == "single_junction":
-            seen = {start}
-            queue = deque([start])
-            while queue:
-                current = queue.popleft()
-                for target, _ in self._moves(player, current, -1):
-                    if target in seen:
-                        continue
-                    seen.add(target)
-                    if target < n and self.station[target] == player:
-                        return True
-                    if target >= n and not self._game.config.city_spaces_pass_through:
-                        continue
-                    queue.append(target)
-            return False
-
-        def dfs(node: int, entry: int, visited: set[int]) -> bool:
-            for target, side in self._moves(player, node, entry):
-                if target in visited:
-                    continue
-                if target < n and self.station[target] == player:
-                    return True
-                if target >= n and not self._game.config.city_spaces_pass_through:
-                    continue
-                visited.add(target)
-                if dfs(target, side, visited):
-                    return True
-                visited.discard(target)
-            return False
-        return dfs(start, -1, {start})
+        return self._network().live(space)
 
     def vein_connected(self, cell: int, exclude: int = -1) -> bool:
         """A vein is connected when some tile next to it (not under it) has an exit pointing into its cell.

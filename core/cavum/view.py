@@ -15,13 +15,12 @@ A view is a snapshot: it does not follow the state after `apply_action` (ask the
 """
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
+from .network import ALL_SIDES, Network
 from .rules import MAX_STACK, NUM_DIRS, geometry, opposite, rules
 from .stages import COLOUR_BID, COLOUR_SELL
 
-ALL_SIDES = (1 << NUM_DIRS) - 1
 OPPOSITE = tuple(opposite(d) for d in range(NUM_DIRS))
 DIRECTIONS = tuple(tuple(d for d in range(NUM_DIRS) if mask >> d & 1) for mask in range(1 << NUM_DIRS))
 
@@ -121,12 +120,7 @@ class PositionView:
 
     def open_sides(self, cell: int) -> int:
         """Open sides of a mountain cell: all six under a vein with stones, else the top tile's exits."""
-        if self.vein_stones[cell] > 0:
-            return ALL_SIDES
-        code = self.top(cell)
-        if not code:
-            return 0
-        return self._geo().exit_masks[(code - 1) % 8 // 2][(code - 1) // 8]
+        return Network(self, self._geo(), self._game.config).open_sides(cell)
 
     def live(self, space: int) -> bool:
         """Whether the station on a city space is live: a route from it to one of its owner's mountain stations."""
@@ -136,8 +130,7 @@ class PositionView:
             if config.tile_internal_connectivity == "single_junction" and not config.city_spaces_pass_through:
                 cache.update(self._live_stations())
             else:
-                owner = self.city_station[space]
-                cache[space] = owner >= 0 and _Network(self).reaches_mountain_station(owner, rules().num_cells + space)
+                cache[space] = Network(self, self._geo(), config).live(space)
         return cache.get(space, False)
 
     def _live_stations(self) -> dict[int, bool]:
@@ -187,108 +180,3 @@ class PositionView:
                     out[s] = any(0 <= row[d] < n and reach[row[d]] and open_sides(row[d]) >> OPPOSITE[d] & 1
                                  for d in DIRECTIONS[geo.city_exits[s]])
         return out
-
-
-class _Network:
-    """Routes on a view's position, as the reference engine follows them (for `PositionView.live`)."""
-
-    def __init__(self, view: PositionView) -> None:
-        self.v = view
-        self.r = rules()
-        self.geo = view._geo()
-        config = view._game.config
-        self.single = config.tile_internal_connectivity == "single_junction"
-        self.pass_through = config.city_spaces_pass_through
-
-    def groups(self, cell: int) -> tuple[int, ...]:
-        v = self.v
-        if v.vein_stones[cell] > 0:
-            return (ALL_SIDES,)
-        code = v.top(cell)
-        if not code:
-            return ()
-        return self.geo.groups[(code - 1) % 8 // 2][(code - 1) // 8]
-
-    def open_sides(self, cell: int) -> int:
-        v = self.v
-        if v.vein_stones[cell] > 0:
-            return ALL_SIDES
-        code = v.top(cell)
-        return self.geo.exit_masks[(code - 1) % 8 // 2][(code - 1) // 8] if code else 0
-
-    def node_exits(self, node: int, entry: int) -> int:
-        n = self.r.num_cells
-        if node >= n:
-            return self.geo.city_exits[node - n]
-        groups = self.groups(node)
-        if entry < 0:
-            mask = 0
-            for g in groups:
-                mask |= g
-            return mask
-        for g in groups:
-            if g >> entry & 1:
-                return g
-        return 0
-
-    def step_target(self, node: int, d: int) -> int:
-        r = self.r
-        n = r.num_cells
-        if node >= n:
-            target = r.space_neighbours[node - n][d]
-            return target if target >= 0 and self.open_sides(target) >> opposite(d) & 1 else -1
-        target = r.neighbours[node][d]
-        if target < 0:
-            return -1
-        if target >= n:
-            return target if self.geo.city_exits[target - n] >> opposite(d) & 1 else -1
-        return target if self.open_sides(target) >> opposite(d) & 1 else -1
-
-    def owner(self, node: int) -> int:
-        n = self.r.num_cells
-        return self.v.city_station[node - n] if node >= n else self.v.station[node]
-
-    def moves(self, player: int, node: int, entry: int) -> list[tuple[int, int]]:
-        out = []
-        exits = self.node_exits(node, entry)
-        for d in range(NUM_DIRS):
-            if exits >> d & 1:
-                target = self.step_target(node, d)
-                if target >= 0:
-                    owner = self.owner(target)
-                    if owner < 0 or owner == player:
-                        out.append((target, opposite(d)))
-        return out
-
-    def reaches_mountain_station(self, player: int, start: int) -> bool:
-        n = self.r.num_cells
-        station = self.v.station
-        if self.single:
-            seen = {start}
-            queue = deque([start])
-            while queue:
-                for target, _ in self.moves(player, queue.popleft(), -1):
-                    if target in seen:
-                        continue
-                    seen.add(target)
-                    if target < n and station[target] == player:
-                        return True
-                    if target >= n and not self.pass_through:
-                        continue
-                    queue.append(target)
-            return False
-
-        def dfs(node: int, entry: int, visited: set[int]) -> bool:
-            for target, side in self.moves(player, node, entry):
-                if target in visited:
-                    continue
-                if target < n and station[target] == player:
-                    return True
-                if target >= n and not self.pass_through:
-                    continue
-                visited.add(target)
-                if dfs(target, side, visited):
-                    return True
-                visited.discard(target)
-            return False
-        return dfs(start, -1, {start})
