@@ -8,32 +8,17 @@ import re
 import numpy as np
 
 from cavekit.analysis.play import PlaySession, play
-from cavekit.core import CHANCE, load_game
-from cavekit.core.api import sample_chance_outcome
+from cavekit.core import load_game
 from cavekit.core.spec import resolve
 
-
-def decision_states(game, count: int, seed: int) -> list:
-    """Positions of random games where a player is to move."""
-    rng, found = np.random.default_rng(seed), []
-    while len(found) < count:
-        state = game.new_initial_state()
-        while not state.is_terminal() and len(found) < count:
-            if state.current_player() == CHANCE:
-                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-                continue
-            if rng.random() < 0.2:
-                found.append(state.clone())
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-    return found
+from test_greedy_expectimax import random_decisions
 
 
 def test_a_seat_view_is_the_same_for_every_deal_that_seat_cannot_tell_apart():
     for name, params in (("pairs", {"players": 3}), ("cavum", {"players": 3})):
         game = load_game(name, **params)
         render = resolve(game.spec.renderer)
-        for k, state in enumerate(decision_states(game, 12, seed=4)):
+        for k, state in enumerate(random_decisions(game, 12, seed=4)):
             seat = state.current_player()
             twin = state.resample_from_infostate(seat, np.random.default_rng(k))
             assert render(twin, seat) == render(state, seat)
@@ -42,7 +27,7 @@ def test_a_seat_view_is_the_same_for_every_deal_that_seat_cannot_tell_apart():
 
 def test_the_cave_shows_a_seat_its_own_hand_and_only_the_size_of_the_others():
     game = load_game("pairs", players=3)
-    state = decision_states(game, 1, seed=2)[0]
+    state = random_decisions(game, 1, seed=2)[0]
     hands = state.to_dict()["hands"]
     lines = resolve(game.spec.renderer)(state, 1).splitlines()
     for p in range(3):
