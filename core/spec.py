@@ -14,6 +14,8 @@ paths resolved only when that layer asks (so `core` never imports `search` or `a
   expectimax cut-offs use (None: only finished games have a value);
 - `renderer`: `(state, player) -> str`, the position as text as `player` may see it (None: `str(state)`, which
   shows everything, for games where every player sees everything);
+- `dealer`: the module that deals the game (`cavekit.core.deal`): its random components, drawn from one
+  seed whatever the players do (None: the game has no deals);
 - `agents`: modules that register the game's own agents (and search hooks) when imported;
 - `analysis`: a module of the game's analysis hooks, each optional: `DECISION_FIELDS` (per-decision
   columns), `OUTCOME_FIELDS` (per-game columns), `report_sections(data)` (HTML report sections) and
@@ -64,6 +66,7 @@ class GameSpec:
     observation_encoder: str | None = None      # "module:factory" or None (the engine's own tensor)
     evaluator: str | None = None                # "module:function" or None (finished games only)
     renderer: str | None = None                 # "module:function(state, player)" or None (str(state) for all)
+    dealer: str | None = None                   # dealer module (see cavekit.core.deal) or None
     agents: tuple[str, ...] = ()                # modules registering the game's agents
     analysis: str | None = None                 # module of the game's analysis hooks
     default: bool = False                       # the kit's flagship, used where a command needs one game
