@@ -1,8 +1,10 @@
 """Play batches of seeded games between agents, in chunks, on one machine or a cluster, and summarise them.
 
-Every random choice flows from one master seed: game i gets the i-th child of `SeedSequence(seed)`, which
-seeds its chance events and each seat's agent, so a game's result never depends on how a batch is split, on
-the number of workers or on the backend. Work is sent out in chunks of consecutive games (one task per
+Every random choice flows from one master seed, so a game's result never depends on how a batch is split, on
+the number of workers or on the backend. Game i is played on a deal (`cavekit.core.deal`) whatever the
+agents do: deal i of the run, or with `duplicate=True` deal i // k, where k is the number of seat assignments
+(the seat rotations; solo: the agents), so that every deal is played with every assignment. Its agents are
+seeded from the i-th child of `SeedSequence(seed)`. Every row keeps its deal and its whole history. Work is sent out in chunks of consecutive games (one task per
 chunk), which keeps joblib's per-task overhead small for fast games; with `out=` every finished chunk is
 stored at once in a results folder (`analysis/results.py`), so an interrupted run resumes where it stopped.
 """
@@ -22,11 +24,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from ..core.api import CHANCE, ConfigError, Game, sample_chance_outcome
+from ..core.api import CHANCE, ConfigError, Game
+from ..core.deal import Deal, deal_scheme, deal_seed, new_deal
 from ..core.registry import load_game
 from ..search.agent import make_agent
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
+from .paired import first_player_paired, is_paired, paired_differences, score_rate_over_deals
 from .results import ResultsWriter, RunSpec, games_schema, load_games
 from .stats import seat_count, wilson_interval
 
@@ -37,15 +41,15 @@ AUTO_CHUNKS_PER_RUN = 32
 MAX_AUTO_CHUNK_SIZE = 1000
 
 
-def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence,
+def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence, deal: Deal,
               recorder: DecisionRecorder | None = None) -> dict[str, Any]:
-    """Play one game; `agent_specs[p]` plays seat p. Returns one result row; `recorder` gets each decision.
+    """Play one game on `deal`; `agent_specs[p]` plays seat p, seeded from `seed`. Returns one result row;
+    `recorder` gets each decision.
 
-    The row holds the game's outcome fields too (`analysis/outcomes.py`), read from the final state.
+    The row holds the deal seed, the whole history (chance outcomes included) and the game's outcome
+    fields (`analysis/outcomes.py`), read from the final state.
     """
-    chance_seed, *agent_seeds = seed.spawn(1 + game.num_players)
-    chance_rng = np.random.default_rng(chance_seed)
-    agents = [make_agent(spec, game, seed=s) for spec, s in zip(agent_specs, agent_seeds)]
+    agents = [make_agent(spec, game, seed=s) for spec, s in zip(agent_specs, seed.spawn(game.num_players))]
     state = game.new_initial_state()
     first_player = -1
     decisions = ply = 0
@@ -53,7 +57,7 @@ def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequen
     while not state.is_terminal():
         player = state.current_player()
         if player == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), chance_rng.random()))
+            state.apply_action(deal.outcome(state))
         else:
             if first_player < 0:
                 first_player = player
@@ -66,16 +70,26 @@ def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequen
                 recorder.after(state, player)
             decisions += 1
         ply += 1
-    row: dict[str, Any] = {"first_player": first_player, "decisions": decisions,
-                           "length": len(state.history()), "seconds": time.perf_counter() - started}
+    history = state.history()
+    row: dict[str, Any] = {"deal_seed": deal.seed, "first_player": first_player, "decisions": decisions,
+                           "length": len(history), "seconds": time.perf_counter() - started}
     scores, returns = state.scores(), state.returns()
     for p in range(game.num_players):
         row[f"agent_{p}"] = agent_specs[p]
         row[f"score_{p}"] = scores[p]
         row[f"return_{p}"] = returns[p]
     row["winner"] = winner_of(returns)
+    row["history"] = history
     row.update(outcome_values(game, state))
     return row
+
+
+def replay(game: Game, history: Sequence[int]) -> Any:
+    """The position a stored game's `history` column leads to, replayed from the start."""
+    state = game.new_initial_state()
+    for action in history:
+        state.apply_action(int(action))
+    return state
 
 
 def winner_of(returns: Sequence[float]) -> int:
@@ -87,16 +101,27 @@ def winner_of(returns: Sequence[float]) -> int:
     return leaders[0] if len(leaders) == 1 else -1
 
 
-def _play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int,
+def seat_assignments(num_players: int, num_agents: int) -> int:
+    """How many ways a match seats its agents: the rotations of the seats, or solo, one per agent."""
+    return num_players if num_players > 1 else num_agents
+
+
+def deal_and_rotation(index: int, assignments: int, duplicate: bool) -> tuple[int, int]:
+    """Game `index`'s deal and seat rotation: deal i with rotation i mod k, or with `duplicate`, deal i // k."""
+    return (index // assignments if duplicate else index), index % assignments
+
+
+def _play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int, duplicate: bool,
                    recorder: DecisionRecorder | None = None) -> dict[str, Any]:
-    """Game `index` of a match: seats rotated by the index, randomness from the index-th child seed."""
-    shift = index % game.num_players
-    seats = [agent_specs[(p + shift) % game.num_players] for p in range(game.num_players)]
+    """Game `index` of a match: its deal and seat rotation from the index, agents seeded from child `index`."""
+    deal_index, rotation = deal_and_rotation(index, seat_assignments(game.num_players, len(agent_specs)), duplicate)
+    seats = [agent_specs[(p + rotation) % len(agent_specs)] for p in range(game.num_players)]
     child = np.random.SeedSequence(seed, spawn_key=(index,))
     if recorder is not None:
         recorder.game_index = index
-    row = play_game(game, seats, child, recorder)
+    row = play_game(game, seats, child, new_deal(game, deal_seed(seed, deal_index)), recorder)
     row["game"] = index
+    row["deal"] = deal_index
     return row
 
 
@@ -117,7 +142,7 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 
 def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
-               index: int, first_game: int, stop_game: int, record_decisions: bool,
+               duplicate: bool, index: int, first_game: int, stop_game: int, record_decisions: bool,
                with_outcomes: bool = True, decision_columns: Sequence[str] | None = None) -> ChunkResult:
     """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch.
 
@@ -126,7 +151,7 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
     """
     game = load_game(game_name, **game_params)
     recorder = DecisionRecorder(game) if record_decisions else None
-    rows = [_play_numbered(game, agent_specs, seed, i, recorder) for i in range(first_game, stop_game)]
+    rows = [_play_numbered(game, agent_specs, seed, i, duplicate, recorder) for i in range(first_game, stop_game)]
     schema = games_schema(game.num_players, game_name if with_outcomes else None)
     games = pa.Table.from_pylist(rows, schema=schema)
     if recorder is None:
@@ -225,11 +250,14 @@ def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
 
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
               jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
-              address: str | None = None, **game_params: Any) -> pd.DataFrame:
+              address: str | None = None, duplicate: bool = False, **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
-    Game i's randomness comes from child i of the master seed, so the rows are the same for any `jobs`,
-    `backend` and `chunk_size`. `backend` is "loky" (processes on this machine, the default), "dask" or
+    A solo game may name several agents: game i is then played by agent i mod their number. Game i is played
+    on deal (seed, i), or with `duplicate` on deal (seed, i // k) with seat rotation i mod k, k the number of
+    seat assignments (`seat_assignments`), so every deal is played with every assignment and the results
+    pair over deals; `games` must then be a multiple of k. The rows are the same for any `jobs`, `backend`
+    and `chunk_size`. `backend` is "loky" (processes on this machine, the default), "dask" or
     "ray"; `jobs` is the number of worker processes (for dask and ray: of the local cluster started when
     no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
     finished chunk is stored in that results folder, and calling again with the same arguments resumes an
@@ -248,13 +276,20 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         chunk_size = default_chunk_size(games)
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ConfigError(f"chunk size must be a positive number of games, not {chunk_size!r}")
-    if len(agent_specs) != game.num_players:
-        raise ConfigError(f"{game_name} with {game.num_players} player(s) needs {game.num_players} agent "
-                          f"spec(s), got {len(agent_specs)}")
+    if game.num_players > 1 and len(agent_specs) != game.num_players:
+        raise ConfigError(f"{game_name} with {game.num_players} players needs {game.num_players} agent "
+                          f"specs, got {len(agent_specs)}")
+    if not agent_specs:
+        raise ConfigError(f"{game_name} solo needs at least one agent spec")
     for spec in agent_specs:
         make_agent(spec, game)      # refuse a bad spec before playing anything
+    assignments = seat_assignments(game.num_players, len(agent_specs))
+    if duplicate and games % assignments:
+        what = "seat rotation" if game.num_players > 1 else "agent"
+        raise ConfigError(f"a duplicate match plays every deal {assignments} times (once per {what}), so the "
+                          f"number of games must be a multiple of {assignments}, not {games}")
     run = RunSpec(game=game_name, params=game.parameters(), agents=list(agent_specs), seed=int(seed),
-                  games=games, chunk_size=chunk_size)
+                  games=games, chunk_size=chunk_size, duplicate=bool(duplicate), deal_scheme=deal_scheme(game))
     with contextlib.ExitStack() as stack:
         writer = None
         if out is not None:
@@ -265,7 +300,8 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
             print(f"resuming {out}: {done} of {games} games already stored", file=sys.stderr)
         with_outcomes = writer.with_outcomes if writer is not None else True
         decision_columns = writer.decision_columns if writer is not None else None
-        calls = [(game_name, dict(game_params), list(agent_specs), int(seed), k, run.chunk_range(k).start,
+        calls = [(game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, k,
+                  run.chunk_range(k).start,
                   run.chunk_range(k).stop, writer is not None, with_outcomes, decision_columns) for k in todo]
         bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
                                        desc=f"{game_name} match", smoothing=0.1))
@@ -292,10 +328,12 @@ def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
                       for p in range(players)], ignore_index=True)
     tables: dict[str, pd.DataFrame] = {}
     if players == 1:
-        scores = long["score"]
-        tables["solo scores"] = pd.DataFrame({
-            "games": [len(scores)], "mean": [scores.mean()], "median": [scores.median()],
-            "max": [scores.max()], "share >= 50": [(scores >= 50).mean()], "share > 60": [(scores > 60).mean()]})
+        tables["solo scores"] = pd.DataFrame([
+            {"agent": agent, "games": len(scores), "mean": scores.mean(), "median": scores.median(),
+             "max": scores.max(), "share >= 50": (scores >= 50).mean(), "share > 60": (scores > 60).mean()}
+            for agent, scores in long.groupby("agent")["score"]]).set_index("agent")
+        if is_paired(results) and long["agent"].nunique() > 1:
+            tables["solo points, paired over deals"] = paired_differences(results, "points")
         return tables
     rows = []
     for agent, group in long.groupby("agent"):
@@ -311,19 +349,26 @@ def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     tables["first player"] = pd.DataFrame({
         "games": [len(first)], "first_player_score_rate": [(wins + draws / 2) / max(1, len(first))],
         "ci95_low": [lo], "ci95_high": [hi], "draws": [draws]})
+    if is_paired(results):
+        tables["score rate, paired over deals"] = paired_differences(results, "score_rate")
+        tables["first player, paired over deals"] = first_player_paired(results)
     return tables
 
 
 def agent_record(results: pd.DataFrame, spec: str) -> dict[str, Any]:
     """Wins, draws, losses and the score rate (draws count half) of `spec` against the other seat of a
-    two-seat match, with its Wilson 95% interval and both seats' mean points."""
+    two-seat match, with its Wilson 95% interval and both seats' mean points; for a duplicate match also the
+    score rate paired over deals with its t interval (`paired.score_rate_over_deals`)."""
     mine = np.where(results["agent_0"] == spec, results["return_0"], results["return_1"])
     my_score = np.where(results["agent_0"] == spec, results["score_0"], results["score_1"])
     their_score = np.where(results["agent_0"] == spec, results["score_1"], results["score_0"])
     wins, draws = int((mine > 0).sum()), int((mine == 0).sum())
     games = len(results)
     low, high = wilson_interval(wins + draws / 2, games)
-    return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
-            "score_rate": (wins + draws / 2) / games, "ci95_low": low, "ci95_high": high,
-            "mean_points": float(my_score.mean()), "opponent_mean_points": float(their_score.mean()),
-            "seconds_per_game": float(results["seconds"].mean())}
+    record = {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws,
+              "score_rate": (wins + draws / 2) / games, "ci95_low": low, "ci95_high": high,
+              "mean_points": float(my_score.mean()), "opponent_mean_points": float(their_score.mean()),
+              "seconds_per_game": float(results["seconds"].mean())}
+    if is_paired(results):
+        record.update(score_rate_over_deals(results, spec))
+    return record

@@ -5,10 +5,12 @@ writes everything to `stdout`, so tests drive it with `io.StringIO`. The person 
 number in the list, or by its notation (case and spacing do not matter; a unique beginning of a move, or
 of the part after its `Tile:` prefix, is enough). Commands are listed by `help` (see `HELP`).
 
-Every random choice flows from one seed: the AI is seeded from child (0,) of `SeedSequence(seed)`, the
-agent that answers `hint` from child (1,), and the chance event at history position i from child (2, i).
-Seeding chance by position means that taking a move back (`undo`) and playing it again meets the same
-chance outcome: undo cannot be used to re-roll a tile or a room.
+Every random choice flows from one seed: the game is played on the deal of that seed (`cavekit deal GAME
+--seed S` shows it), the AI is seeded from child (0,) of `SeedSequence(seed)` and the agent that answers
+`hint` from child (1,). The deal fixes the room under each space and the tile of each round, so taking a
+move back (`undo`) and playing differently meets the same components: undo cannot re-roll a tile or a room.
+A game loaded from a record made on another deal draws the chance events the deal cannot resolve from
+child (2, i) for history position i, which undo cannot re-roll either.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Game, State, sample_chance_outcome
+from ..core.deal import DEAL_SEED_LIMIT, DealError, new_deal
 from ..core.spec import resolve
 from ..search.agent import Agent, make_agent
 
@@ -72,6 +75,7 @@ class PlaySession:
         self.ai_spec = ai_spec
         self.seat = seat
         self.seed = random_seed() if seed is None else seed
+        self.deal = new_deal(game, self.seed % DEAL_SEED_LIMIT)
         self.agent: Agent = make_agent(ai_spec, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
         self._hint_agent: Agent | None = None
         self.state: State = game.new_initial_state() if state is None else state
@@ -139,9 +143,12 @@ class PlaySession:
         return PlayResult(self.state, True, self.seed)
 
     def _chance(self) -> None:
-        position = len(self.state.history())
-        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2, position)))
-        outcome = sample_chance_outcome(self.state.chance_outcomes(), rng.random())
+        try:
+            outcome = self.deal.outcome(self.state)
+        except DealError:       # a loaded game from another deal
+            position = len(self.state.history())
+            rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2, position)))
+            outcome = sample_chance_outcome(self.state.chance_outcomes(), rng.random())
         seen = self._seen_by_person(outcome)
         self.say(f"  chance: {self.state.action_to_string(outcome) if seen else 'an outcome hidden from you'}")
         self.state.apply_action(outcome)

@@ -27,6 +27,7 @@ from ..core.api import CavekitError
 from ..core.registry import game_spec
 from . import balance
 from .results import ResultsError, load_results, read_manifest
+from .paired import first_player_paired, is_paired, paired_differences
 from .stats import seat_count
 
 FIGURE_DPI = 96
@@ -141,6 +142,9 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
     changed = {k: v for k, v in params.items() if defaults is None or defaults.get(k) != v}
     words = ["cavekit", "match", game, "--agents", *manifest["agents"], "--games", str(manifest["games"]),
              "--seed", str(manifest["seed"]), "--players", str(players), "--chunk-size", str(manifest["chunk_size"])]
+    duplicate = bool(manifest.get("duplicate", False))
+    if duplicate:
+        words.append("--duplicate")
     cli: str | None = None
     if all(_is_cli_value(v) for v in changed.values()):
         for key, value in changed.items():
@@ -151,8 +155,16 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
     keyword = "".join(f", {k}={v!r}" for k, v in changed.items())
     python = (f"from cavekit.analysis.batch import run_match; run_match({game!r}, {manifest['agents']!r}, "
               f"{manifest['games']}, {manifest['seed']}, out={str(folder)!r}, chunk_size={manifest['chunk_size']}, "
-              f"players={players}{keyword})")
+              f"players={players}{', duplicate=True' if duplicate else ''}{keyword})")
     return cli, python
+
+
+def _deals_fact(manifest: dict[str, Any]) -> str:
+    if manifest.get("deal_scheme") is None:
+        return "none: written before deals, chance drawn from one stream in the order play met it"
+    plan = ("duplicate: every deal played with every seat assignment" if manifest.get("duplicate")
+            else "one deal per game")
+    return f"{plan} (deal scheme {manifest['deal_scheme']})"
 
 
 def run_section(data: ReportData) -> Section:
@@ -169,6 +181,7 @@ def run_section(data: ReportData) -> Section:
     facts = [("game", m["game"]), ("players", m["players"]), ("engine", m.get("engine") or "default"),
              ("agents (seat order of game 0; seats rotate every game)", ", ".join(m["agents"])),
              ("master seed", m["seed"]), ("games done / requested", done), ("chunk size", m["chunk_size"]),
+             ("deals", _deals_fact(m)),
              ("code version", code), ("created", m.get("created", "")), ("last updated", m.get("updated", ""))]
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in facts)
     params = pd.DataFrame({"value": [str(v) for v in m["params"].values()]},
@@ -210,6 +223,26 @@ def first_player_section(data: ReportData) -> Section:
                "interval excludes 50% means moving first is an advantage (or a handicap) for these agents.")
     table.index = pd.Index(["first player"], name="")
     return Section("First-player advantage", caption, [table_html(table, {"games": str})])
+
+
+def paired_section(data: ReportData) -> Section:
+    """Differences between agents paired over deals, beside their unpaired standard errors."""
+    measures = ["points"] if data.seats == 1 else ["score_rate", "points"]
+    parts = []
+    for measure in measures:
+        table = paired_differences(data.games, measure)
+        if len(table):
+            table = combine_interval(table, f"difference in {measure.replace('_', ' ')} [95% t over deals]",
+                                     "difference", "ci95_low", "ci95_high", "mean")
+            parts.append(table_html(table.set_index("agent"), {"deals": str}))
+    if data.seats > 1:
+        first = first_player_paired(data.games)
+        parts.append("<h3>First player's score rate</h3>" + table_html(first, {"games": str, "deals": str}))
+    caption = ("Every deal was played by both sides, so each difference is a mean over deals of the per-deal "
+               "difference (first agent minus the second). The unpaired standard error treats the games as "
+               "independent; the variance ratio, (unpaired / paired) squared, is how many times fewer games "
+               "pairing needs for the same precision.")
+    return Section("Paired over deals", caption, parts)
 
 
 def scores_section(data: ReportData) -> Section:
@@ -265,6 +298,8 @@ def report_sections(data: ReportData) -> list[Section]:
     sections = [run_section(data), agents_section(data)]
     if data.seats > 1:
         sections.append(first_player_section(data))
+    if is_paired(data.games) and data.games[[f"agent_{p}" for p in range(data.seats)]].stack().nunique() > 1:
+        sections.append(paired_section(data))
     sections += [scores_section(data), length_section(data)]
     game_sections = game_spec(data.manifest["game"]).analysis_hook("report_sections")
     if game_sections is not None:

@@ -4,7 +4,10 @@ A results folder holds
 - `manifest.json`: format "cavekit-results", version 1, the run (game, its parameters, agent specs, master
   seed, games requested, chunk size), the code version, timestamps, and one entry per finished chunk (its
   file names, the game indices it holds, its row counts);
-- `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards); games
+- `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards), with
+  the game's deal (`deal`, its index in the run, and `deal_seed`) and its whole `history` (action ids,
+  chance outcomes included), from which it replays; the manifest names the game's `deal_scheme` and whether
+  the run is `duplicate` (a folder written before deals has neither, nor those columns); games
   with outcome fields (`analysis/outcomes.py`) add their columns, which the manifest lists as
   `outcome_columns` (a folder written before a game had them lists none and still loads without them);
 - `decisions-NNNNN.parquet`: one row per player decision of those games (see `analysis/decisions.py`); the
@@ -53,26 +56,37 @@ class ResultsError(CavekitError):
         super().__init__(f"results folder problem in {self.location}: {problem}")
 
 
-def games_schema(players: int, game: str | None = None) -> pa.Schema:
-    """The Arrow schema of the one-row-per-game table for `players` seats, plus `game`'s outcome columns if given."""
+def games_schema(players: int, game: str | None = None, dealt: bool = True) -> pa.Schema:
+    """The Arrow schema of the one-row-per-game table for `players` seats, plus `game`'s outcome columns if
+    given; `dealt=False` is the table of a folder written before deals (no deal or history columns)."""
     fields = [("game", pa.int64())]
+    if dealt:
+        fields += [("deal", pa.int64()), ("deal_seed", pa.int64())]
     for p in range(players):
         fields += [(f"agent_{p}", pa.string()), (f"score_{p}", pa.int64()), (f"return_{p}", pa.float64())]
     fields += [("winner", pa.int64()),          # seat with the strictly best return; -1 for a draw or solo
                ("first_player", pa.int64()), ("length", pa.int64()), ("decisions", pa.int64()),
                ("seconds", pa.float64())]
+    if dealt:
+        fields += [("history", pa.list_(pa.int32()))]
     if game is not None:
         fields += outcome_columns(game, players)
     return pa.schema(fields)
 
 
+def is_dealt(manifest: dict[str, Any]) -> bool:
+    """Whether a folder's games were played on deals (folders from before deals were not)."""
+    return manifest.get("deal_scheme") is not None
+
+
 def folder_games_schema(manifest: dict[str, Any], location: str | Path = MANIFEST) -> pa.Schema:
     """The games schema a results folder's chunks have: the common columns plus the outcome columns it lists."""
     listed = manifest.get("outcome_columns", [])
-    base = games_schema(manifest["players"])
+    dealt = is_dealt(manifest)
+    base = games_schema(manifest["players"], dealt=dealt)
     if not listed:
         return base
-    full = games_schema(manifest["players"], manifest["game"])
+    full = games_schema(manifest["players"], manifest["game"], dealt=dealt)
     known = full.names[len(base.names):]
     if list(listed) != known:
         raise ResultsError(location, f"lists outcome columns {listed}, but this cavekit knows "
@@ -131,9 +145,11 @@ class RunSpec:
     seed: int
     games: int
     chunk_size: int
+    duplicate: bool = False             # every deal played with every seat assignment
+    deal_scheme: int | None = None      # the game's deal scheme; None: a folder from before deals
 
     # Compared in this order, so the first difference a user sees is the most basic one.
-    IDENTITY = ("game", "params", "agents", "seed", "games", "chunk_size")
+    IDENTITY = ("game", "params", "agents", "seed", "duplicate", "deal_scheme", "games", "chunk_size")
 
     @property
     def num_chunks(self) -> int:
@@ -206,6 +222,9 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         raise ResultsError(path, "games and chunk_size must be at least 1")
     if not all(isinstance(a, str) for a in manifest["agents"]):
         raise ResultsError(path, "field 'agents' should list agent spec strings")
+    if manifest.get("deal_scheme") is not None:
+        _check_type(path, "field 'deal_scheme'", manifest["deal_scheme"], int, "an integer")
+    _check_type(path, "field 'duplicate'", manifest.get("duplicate", False), bool, "true or false")
     outcomes = manifest.get("outcome_columns", [])
     if not isinstance(outcomes, list) or not all(isinstance(c, str) for c in outcomes):
         raise ResultsError(path, f"field 'outcome_columns' should list column names, found {outcomes!r}")
@@ -240,7 +259,8 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
 def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
     """The run a manifest describes."""
     return RunSpec(game=manifest["game"], params=manifest["params"], agents=list(manifest["agents"]),
-                   seed=manifest["seed"], games=manifest["games"], chunk_size=manifest["chunk_size"])
+                   seed=manifest["seed"], games=manifest["games"], chunk_size=manifest["chunk_size"],
+                   duplicate=manifest.get("duplicate", False), deal_scheme=manifest.get("deal_scheme"))
 
 
 def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
@@ -365,6 +385,10 @@ class ResultsWriter:
             return
         manifest = read_manifest(self.folder)
         theirs, ours = run_spec_of(manifest), self.spec
+        if theirs.deal_scheme is None:
+            raise ResultsError(manifest_path, "this folder was written before deals: its games drew chance from "
+                                              "one stream in the order play met it, so it can be read and reported "
+                                              "but not resumed; start a new folder")
         for field in RunSpec.IDENTITY:
             old, new = getattr(theirs, field), _jsonable(getattr(ours, field))
             if old != new:
@@ -392,6 +416,7 @@ class ResultsWriter:
         outcomes = [name for name, _ in outcome_columns(s.game, self.players)]
         return {"format": FORMAT, "version": VERSION, "game": s.game, "params": _jsonable(s.params),
                 "players": self.players, "engine": self.engine, "agents": list(s.agents), "seed": s.seed,
+                "duplicate": s.duplicate, "deal_scheme": s.deal_scheme,
                 "outcome_columns": outcomes, "decision_columns": decisions_schema(s.game).names,
                 "games": s.games, "chunk_size": s.chunk_size, "code_version": code_version(),
                 "created": now, "updated": now, "games_done": 0, "complete": False, "chunks": []}

@@ -35,6 +35,7 @@ from ..core.api import ConfigError
 from ..core.registry import load_game
 from ..search.agent import make_agent
 from .batch import run_match
+from .paired import paired_differences
 from .ratings import DEFAULT_ANCHOR_RATING, pairwise_outcomes, rate
 from .stats import seat_count, wilson_interval
 
@@ -48,6 +49,7 @@ class Tournament:
     head_to_head: pd.DataFrame     # one row per pair of agents that met, with Wilson intervals
     crosstable: pd.DataFrame       # score rate of the row agent against the column agent
     first_seat: pd.DataFrame       # the first mover's score rate over all games
+    paired: pd.DataFrame           # duplicate tournaments: each pairing's score-rate differences over deals
     settings: dict[str, Any] = field(default_factory=dict)
 
 
@@ -93,11 +95,12 @@ def _check_agents(agents: Sequence[str], gauntlet: str | None, players: int, gam
 
 def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int, gauntlet: str | None = None,
                    jobs: int = 1, progress: bool = True, n_boot: int = 1000, prior_draws: float = 1.0,
-                   anchor: str | None = None, **game_params: Any) -> Tournament:
+                   anchor: str | None = None, duplicate: bool = False, **game_params: Any) -> Tournament:
     """Play `games` games per pairing (round robin, or `gauntlet` against every other agent) and rate everyone.
 
     Ratings: see `cavekit.analysis.ratings.rate`; the bootstrap resamples games within each pairing, seeded by
-    `seed`. Results do not depend on `jobs`.
+    `seed`. Results do not depend on `jobs`. With `duplicate`, each pairing plays every deal with every seat
+    rotation (`run_match`), and `paired` holds each pairing's differences paired over its deals.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ConfigError(f"a tournament needs at least 1 game per pairing, not {games!r}")
@@ -123,7 +126,7 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
         table_seed = pairing_seed(int(seed), table)
         bar.set_postfix_str(" vs ".join(table))
         result = run_match(game_name, list(table), int(games), table_seed, progress=progress, jobs=jobs,
-                           **game_params)
+                           duplicate=duplicate, **game_params)
         result.insert(0, "pairing", number)
         result.insert(1, "pairing_agents", " vs ".join(table))
         result.insert(2, "pairing_seed", table_seed)
@@ -136,7 +139,12 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
                    anchor=anchor.strip() if anchor is not None else None, group="pairing")
     standings = standings_table(all_games, ratings)
     head = head_to_head(all_games)
+    paired = pd.DataFrame()
+    if duplicate:
+        paired = pd.concat([paired_differences(group, "score_rate").assign(pairing=number)
+                            for number, group in all_games.groupby("pairing")], ignore_index=True)
     settings = {"game": game_name, "game_params": dict(game_params), "players": players, "agents": specs,
+                "duplicate": bool(duplicate),
                 "gauntlet": challenger, "format": "gauntlet" if challenger else "round robin",
                 "games_per_pairing": int(games), "seed": int(seed), "n_boot": n_boot, "prior_draws": prior_draws,
                 "anchor": anchor.strip() if anchor is not None else None,
@@ -144,7 +152,7 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
                 "pairings": [{"agents": list(t), "seed": pairing_seed(int(seed), t)} for t in tables]}
     return Tournament(games=all_games, standings=standings, head_to_head=head,
                       crosstable=crosstable(head, standings["agent"].tolist()),
-                      first_seat=first_seat_advantage(all_games), settings=settings)
+                      first_seat=first_seat_advantage(all_games), paired=paired, settings=settings)
 
 
 def _long_results(games: pd.DataFrame) -> pd.DataFrame:
@@ -223,6 +231,9 @@ def write_tournament(result: Tournament, out: Path, command: str) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "games.parquet", out / "standings.parquet", out / "standings.csv", out / "crosstable.csv",
                out / "head_to_head.csv", out / "tournament.json"]
+    if len(result.paired):
+        written.insert(5, out / "paired.csv")
+        result.paired.to_csv(written[5], index=False)
     result.games.to_parquet(written[0], index=False)
     result.standings.to_parquet(written[1], index=False)
     result.standings.to_csv(written[2], index=False)
@@ -230,7 +241,7 @@ def write_tournament(result: Tournament, out: Path, command: str) -> list[Path]:
     result.head_to_head.to_csv(written[4], index=False)
     manifest = {"command": command, **result.settings,
                 "first_seat": result.first_seat.to_dict("records")[0], "files": [p.name for p in written]}
-    written[5].write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n", encoding="utf-8")
+    written[-1].write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n", encoding="utf-8")
     return written
 
 
@@ -259,4 +270,6 @@ def format_tournament(result: Tournament) -> str:
             "head to head\n" + result.head_to_head.to_string(index=False),
             "first-seat advantage (score rate of the seat that moved first)\n"
             + result.first_seat.to_string(index=False),
+            *(["score-rate differences paired over deals (agent minus versus; each pairing on its own deals)\n"
+               + result.paired.to_string(index=False)] if len(result.paired) else []),
             notes])

@@ -3,9 +3,10 @@ registry's default game).
 
 Agents are `player_0`, `player_1`, ...; each observation is a dict with `observation` (the float32 vector of
 `cavekit.core.tensors` from that agent's point of view) and `action_mask` (int8, 1 for each legal action of
-the agent to move, all 0 for the others). Chance nodes (who starts, tile reveals, excavated rooms, draws) are
-resolved inside the environment with its own generator: `reset(seed=k)` reseeds it, `reset()` continues it,
-and a new environment starts from seed 0, so every game is reproducible. Rewards come at the end: each agent
+the agent to move, all 0 for the others). Each game is played on a deal (`cavekit.core.deal`: who starts, the
+tiles, the rooms under the spaces, the cards), whose seed the environment draws from its own generator:
+`reset(seed=k)` reseeds it, `reset()` continues it, and a new environment starts from seed 0, so every game
+is reproducible and the same seed deals the same game whatever the agents do. Rewards come at the end: each agent
 gets the game's `returns()` (two-player Cave vs Cave: +1 win, -1 loss, 0 draw; solo: the final score).
 Render modes: "ansi" returns the position as text (`str(state)`), "human" prints it.
 """
@@ -19,7 +20,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .api import CHANCE, ConfigError, IllegalActionError, sample_chance_outcome
+from .api import CHANCE, ConfigError, IllegalActionError
+from .deal import DEAL_SEED_LIMIT, new_deal
 from .registry import default_game_name, load_game
 from .tensors import observation_encoder
 
@@ -59,9 +61,10 @@ class CavekitEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; `seed` reseeds the chance generator (otherwise it continues)."""
+        """Start a new game on a fresh deal; `seed` reseeds the generator of deal seeds (otherwise it continues)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        self._deal = new_deal(self.game, int(self._rng.integers(DEAL_SEED_LIMIT)))
         self.game_state = self.game.new_initial_state()
         self._resolve_chance()
         self.agents = self.possible_agents[:]
@@ -110,7 +113,7 @@ class CavekitEnv(AECEnv):
 
     def _resolve_chance(self) -> None:
         while self.game_state.current_player() == CHANCE:
-            self.game_state.apply_action(sample_chance_outcome(self.game_state.chance_outcomes(), self._rng.random()))
+            self.game_state.apply_action(self._deal.outcome(self.game_state))
 
     def render(self) -> str | None:
         """The position as text ("ansi": returned; "human": printed); nothing without a render mode."""

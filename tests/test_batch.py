@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from cavekit.analysis.batch import default_chunk_size, play_game, run_match
+from cavekit.core.deal import deal_seed, new_deal
 from cavekit.analysis.results import load_results
 from cavekit.core.api import ConfigError
 from cavekit.core.registry import load_game
@@ -37,23 +38,22 @@ def loky_run(tmp_path_factory) -> tuple[Path, pd.DataFrame, pd.DataFrame]:
     return out, games, decisions
 
 
-def test_seeding_is_unchanged_from_the_first_batch_runner():
-    # Figures recorded with the batch runner before chunking, so stored results stay reproducible.
-    games = run_match("cvc", RANDOM2, 6, seed=7, progress=False, jobs=2, chunk_size=4)
-    assert games["game"].tolist() == [0, 1, 2, 3, 4, 5]
-    assert games["decisions"].tolist() == [167, 176, 166, 158, 161, 175]
-    assert games["length"].tolist() == [192, 199, 184, 179, 186, 194]
-    assert games["score_0"].tolist() == [6, 8, 14, 6, 14, 10]
-    assert games["score_1"].tolist() == [12, 11, 20, 16, 4, 15]
-    assert games["winner"].tolist() == [1, 1, 1, 1, 0, 1]
+def test_game_i_is_played_on_deal_i_of_the_master_seed_whatever_the_agents():
+    random_play = run_match("cvc", RANDOM2, 6, seed=7, progress=False, jobs=2, chunk_size=4)
+    greedy_play = run_match("cvc", ["greedy", "greedy"], 6, seed=7, progress=False)
+    assert random_play["deal"].tolist() == greedy_play["deal"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert random_play["deal_seed"].tolist() == greedy_play["deal_seed"].tolist() == [deal_seed(7, i) for i in range(6)]
+    assert len(set(random_play["deal_seed"])) == 6
+    # The agents play differently, so the games differ; the setup they were dealt does not.
+    assert random_play["history"].map(list).tolist() != greedy_play["history"].map(list).tolist()
 
 
-def test_game_i_is_child_i_of_the_master_seed_with_seats_rotated():
+def test_game_i_has_agents_from_child_i_of_the_master_seed_with_seats_rotated():
     games = run_match("cvc", ["random", OTHER], 3, seed=5, progress=False)
     game = load_game("cvc")
     for i in range(3):
         seats = ["random", OTHER] if i % 2 == 0 else [OTHER, "random"]
-        row = play_game(game, seats, np.random.SeedSequence(5, spawn_key=(i,)))
+        row = play_game(game, seats, np.random.SeedSequence(5, spawn_key=(i,)), new_deal(game, deal_seed(5, i)))
         assert games.loc[i, ["agent_0", "agent_1"]].tolist() == seats
         assert games.loc[i, "score_0"] == row["score_0"] and games.loc[i, "decisions"] == row["decisions"]
 

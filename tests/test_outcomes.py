@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cavekit.analysis.batch import play_chunk, play_game, run_match
+from cavekit.core.deal import new_deal
 from cavekit.analysis.outcomes import fields_for, outcome_columns
 from cavekit.analysis.pairs.outcomes import pairs_rank_points, pairs_round_captures
 from cavekit.analysis.results import ResultsError, games_schema, load_games, load_results, read_manifest
@@ -102,8 +103,9 @@ def test_pairs_games_rows_and_folders_carry_rank_points(tmp_path):
 def test_a_game_without_an_entry_gets_no_extra_columns(tmp_path):
     assert fields_for("cvc") is None and outcome_columns("cvc", 2) == ()
     assert games_schema(2, "cvc") == games_schema(2)
-    row = play_game(load_game("cvc"), ["random", "random"], np.random.SeedSequence(3))
-    assert set(row) == set(games_schema(2).names) - {"game"}
+    game = load_game("cvc")
+    row = play_game(game, ["random", "random"], np.random.SeedSequence(3), new_deal(game, 3))
+    assert set(row) == set(games_schema(2).names) - {"game", "deal"}
     run_match("cvc", ["random", "random"], 2, seed=1, progress=False, out=tmp_path / "cvc")
     assert read_manifest(tmp_path / "cvc")["outcome_columns"] == []
     assert list(load_games(tmp_path / "cvc").columns) == games_schema(2).names
@@ -167,7 +169,7 @@ def test_the_writer_refuses_a_chunk_whose_columns_differ_from_the_folders(pairs_
     manifest["chunks"] = manifest["chunks"][:-1]
     (old / "manifest.json").write_text(json.dumps(manifest))
     from cavekit.analysis.results import ResultsWriter, run_spec_of
-    chunk = play_chunk("pairs", {"players": 3}, PAIRS_RUN["agent_specs"], PAIRS_RUN["seed"], 2, 4, 6, True,
+    chunk = play_chunk("pairs", {"players": 3}, PAIRS_RUN["agent_specs"], PAIRS_RUN["seed"], False, 2, 4, 6, True,
                        with_outcomes=True)
     with ResultsWriter(old, run_spec_of(manifest), players=3) as writer:
         with pytest.raises(ResultsError, match="chunk 2 has game columns .*rank_points_0"):

@@ -15,6 +15,7 @@ from cavekit.analysis.batch import run_match
 from cavekit.analysis.cli import main
 from cavekit.analysis.results import ResultsError, ResultsWriter, RunSpec, load_results, read_manifest
 from cavekit.core.api import CavekitError
+from cavekit.core.deal import deal_scheme
 from cavekit.core.registry import load_game
 
 RUN = {"game_name": "cvc", "agent_specs": ["random", "random"], "games": 9, "seed": 3, "chunk_size": 3}
@@ -125,7 +126,7 @@ def test_a_run_killed_while_writing_resumes_without_loss_or_duplicates(finished,
         assert (out / "games-00001.parquet").is_file() and "games-00001.parquet" not in listed
 
     spec = RunSpec(game="cvc", params=load_game("cvc").parameters(), agents=RUN["agent_specs"], seed=RUN["seed"],
-                   games=RUN["games"], chunk_size=RUN["chunk_size"])
+                   games=RUN["games"], chunk_size=RUN["chunk_size"], deal_scheme=deal_scheme(load_game("cvc")))
     with ResultsWriter(out, spec, players=2) as writer:      # opening to resume clears the debris first
         done = writer.missing_chunks()
         names = {p.name for p in out.iterdir()} - {results.LOCK}
@@ -198,6 +199,7 @@ def test_a_non_empty_folder_without_manifest_is_not_used(tmp_path):
     ({"agent_specs": ["random", "mcts:iterations=1"]}, "agents is"),
     ({"games": 12}, "games is 9 there but 12 now"),
     ({"chunk_size": 4}, "chunk_size is 3 there but 4 now"),
+    ({"duplicate": True, "games": 10}, "duplicate is False there but True now"),
     ({"undermining_ignores": "one_wall"}, "params is"),
 ])
 def test_resuming_into_a_different_runs_folder_is_refused_naming_the_field(copy, change, field):
@@ -275,7 +277,7 @@ def test_the_writer_refuses_decisions_whose_columns_differ_from_the_folders(fini
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest["chunks"] = manifest["chunks"][:-1]
     (copy / "manifest.json").write_text(json.dumps(manifest))
-    chunk = play_chunk("cvc", {}, RUN["agent_specs"], RUN["seed"], 2, 6, 9, True)     # today's columns
+    chunk = play_chunk("cvc", {}, RUN["agent_specs"], RUN["seed"], False, 2, 6, 9, True)     # today's columns
     with ResultsWriter(copy, results.run_spec_of(manifest), players=2) as writer:
         with pytest.raises(ResultsError, match=f"chunk 2 has decision columns .*{dropped}"):
             writer.write_chunk(2, chunk.games, chunk.decisions, chunk.decision_rows)

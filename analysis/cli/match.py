@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
                             jobs=args.jobs, out=args.out, backend=args.backend, chunk_size=args.chunk_size,
-                            address=args.address, players=players, **params)
+                            address=args.address, duplicate=args.duplicate, players=players, **params)
     except KeyboardInterrupt:
         print(interrupted_message(args), file=sys.stderr)
         return 130
@@ -52,9 +52,11 @@ def add_parser(sub: Subcommands) -> None:
     """The `match` subcommand."""
     match = sub.add_parser(
         "match", help="play a batch of AI-vs-AI games and print a balance summary",
-        description="Play seeded games between agents and summarise them. Seats rotate every game; game i's\n"
-                    "randomness comes from the i-th child of the master seed, so results never depend on --jobs,\n"
-                    "--backend or --chunk-size. With --out, every finished chunk of games is stored in a results\n"
+        description="Play seeded games between agents and summarise them. Seats rotate every game; game i is\n"
+                    "played on deal i of the master seed (every shuffle fixed, whatever the agents do) and its\n"
+                    "agents are seeded from the i-th child of the master seed, so results never depend on --jobs,\n"
+                    "--backend or --chunk-size. With --duplicate, every deal is played with every seat rotation\n"
+                    "(solo: by every agent), and the summary adds differences paired over deals. With --out, every finished chunk of games is stored in a results\n"
                     "folder at once; if the run is interrupted, repeat the same command to play only the missing\n"
                     "games.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -74,7 +76,11 @@ def add_parser(sub: Subcommands) -> None:
     match.add_argument("--agents", nargs="+", required=True, help="one agent spec per seat, e.g. random")
     match.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     match.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    match.add_argument("--players", type=int, help="players (default: number of agents)")
+    match.add_argument("--players", type=int, help="players (default: number of agents; solo may name several "
+                                                  "agents, which take turns over the games)")
+    match.add_argument("--duplicate", action="store_true",
+                       help="play every deal with every seat rotation (solo: every agent), so results pair "
+                            "over deals; --games must be a multiple of the rotations")
     match.add_argument("--jobs", type=int, default=1,
                        help="worker processes (default 1); for dask/ray without --address, the size of the "
                             "local cluster; results do not depend on it")

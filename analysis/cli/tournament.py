@@ -17,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
         params["players"] = args.players
     result = run_tournament(args.game, args.agents, args.games, args.seed, gauntlet=args.gauntlet, jobs=args.jobs,
                             progress=not args.quiet, n_boot=args.n_boot, prior_draws=args.prior_draws,
-                            anchor=args.anchor, **params)
+                            anchor=args.anchor, duplicate=args.duplicate, **params)
     print(format_tournament(result))
     if args.out:
         written = write_tournament(result, Path(args.out), command_line(args))
@@ -33,6 +33,8 @@ def command_line(args: argparse.Namespace) -> str:
     for flag, value in (("--gauntlet", args.gauntlet), ("--anchor", args.anchor), ("--players", args.players)):
         if value is not None:
             words += [flag, str(value)]
+    if args.duplicate:
+        words.append("--duplicate")
     for item in args.param:
         words += ["--param", item]
     words += ["--out", args.out]
@@ -65,6 +67,9 @@ def add_parser(sub: Subcommands) -> None:
     tournament.add_argument("--gauntlet", metavar="CHALLENGER",
                             help="play only CHALLENGER against each of the other agents")
     tournament.add_argument("--players", type=int, help="players per game (default: the game's default)")
+    tournament.add_argument("--duplicate", action="store_true",
+                            help="each pairing plays every deal with every seat rotation; adds differences "
+                                 "paired over deals (--games must be a multiple of the players)")
     add_param_option(tournament)
     tournament.add_argument("--n-boot", type=int, default=1000,
                             help="bootstrap resamples for the rating intervals (default 1000; 0 for none)")

@@ -5,9 +5,10 @@
   and each prefix gets its number of games and the first player's score rate (Wilson 95% interval).
 - `search_openings` grows a tree from the starting position with a turn-level searcher (by default the
   compiled `cvc_turn_mcts`): at each node it searches, keeps the `branching` most visited turns, plays each
-  and searches again, to `depth` turns. A chance event inside a line (a room turned up by an excavation) is
-  sampled from the seed, and the rest of that turn is the searcher's best continuation, so a line below it
-  is one of the possible continuations.
+  and searches again, to `depth` turns. Every line is played on the deal of the seed (`cavekit.core.deal`),
+  so a room turned up by an excavation is the room under that space in every line that digs it, and the
+  lines differ only by the moves; the searcher never sees the deal. The rest of a turn after a room is turned
+  up is the searcher's best continuation.
 `format_tree` prints either tree as indented text.
 """
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ...core import load_game
-from ...core.api import CHANCE, sample_chance_outcome
+from ...core.api import CHANCE
+from ...core.deal import new_deal
 from ...search import make_agent
 from ..balance import outcome_columns, seat_rows
 
@@ -92,14 +94,15 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
     turn's notation), tile (the action tile it takes, if
     any), visits and share (of the node's search), value (the searcher's mean value for the player to move,
     in returns units: +1 certain win, -1 certain loss), line (the segments from the start), chance (the
-    outcomes sampled on the way to this node, if any).
+    outcomes dealt on the way to this node, if any).
     """
     game = load_game("cvc")
     rng = np.random.default_rng(seed)
+    deal = new_deal(game, seed)
     state = game.new_initial_state()
     chance: list[str] = []
     while state.current_player() == CHANCE:
-        outcome = sample_chance_outcome(state.chance_outcomes(), rng.random())
+        outcome = deal.outcome(state)
         chance.append(state.action_to_string(outcome))
         state.apply_action(outcome)
     first = state.current_player()
@@ -109,12 +112,12 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
         return make_agent(agent, game, seed=int(rng.integers(2**31))).analyse(node)
 
     def play(node: Any, actions: list[int], seen: list[str]) -> Any:
-        """`node` after `actions` and the chance events that follow them (sampled, noted in `seen`)."""
+        """`node` after `actions` and the chance events that follow them (dealt, noted in `seen`)."""
         child = node.clone()
         for action in actions:
             child.apply_action(action)
         while child.current_player() == CHANCE:
-            outcome = sample_chance_outcome(child.chance_outcomes(), rng.random())
+            outcome = deal.outcome(child)
             seen.append(child.action_to_string(outcome))
             child.apply_action(outcome)
         return child

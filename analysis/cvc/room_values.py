@@ -11,8 +11,9 @@ Two questions, two methods:
   that afforded it.
 - **Causal** (`run_room_bans`, `room_ban_effects`): the same seeds are played by the same agents once as the
   real game and once per (room, seat) with that seat barred from furnishing that room (the engines' analysis
-  variant `banned_rooms_pN`). Game i of every run starts from the same seed, so the runs are paired game by
-  game and the paired difference in the barred seat's outcome is the value of *access* to the room, with a
+  variant `banned_rooms_pN`). Game i of every run is played on the same deal (`cavekit.core.deal`: the same
+  start player, tiles in the same rounds, rooms under the same spaces) by agents seeded alike, so the runs
+  are paired game by game and the paired difference in the barred seat's outcome is the value of *access* to the room, with a
   paired interval. Divided by how often that seat furnishes the room when allowed, it estimates the value
   of the room to a player who builds it (an instrumental-variable ratio; its interval ignores the
   uncertainty of the build rate, which is small next to the effect's).

@@ -1,6 +1,7 @@
 """The agents' strength report for Cave vs Cave, produced by one command (`cavekit strength cvc`).
 
-Head-to-head matches with seats swapped every game (MCTS vs random, MCTS vs greedy, expectimax vs greedy),
+Head-to-head duplicate matches, every deal played twice with the seats swapped (MCTS vs random, MCTS vs
+greedy, expectimax vs greedy), so their score rates also get an interval paired over deals,
 the solo score distribution against the rulebook's 50 and 60 marks, and the speed of the compiled MCTS
 against the generic MCTS on the same positions. Each figure is set beside the goal the project holds it to
 (issue 4). Everything lands in one folder: the command line, one Parquet table per match, `summary.json` and
@@ -72,7 +73,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
     for name, first, second in (("mcts_vs_random", mcts, "random"), ("mcts_vs_greedy", mcts, greedy),
                                 ("expectimax_vs_greedy", expectimax, greedy)):
         started = time.perf_counter()
-        results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs)
+        results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True)
         results.to_parquet(out / f"{name}.parquet", index=False)
         summary["matches"][name] = {"agent": first, "opponent": second, **agent_record(results, first),
                                     "wall_seconds": time.perf_counter() - started}
@@ -93,15 +94,16 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
 def format_report(summary: dict[str, Any]) -> str:
     """The summary as a Markdown report."""
     lines = ["# Cave vs Cave agent strength", "", f"Command: `{summary['command']}`", "",
-             "## Head to head (seats swapped every game; draws count half)", "",
-             "| match | games | wins | draws | losses | score rate | 95% interval | goal | points (mean) | "
-             "opponent points | s/game |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "## Head to head (every deal played twice, seats swapped; draws count half)", "",
+             "| match | games | wins | draws | losses | score rate | 95% interval | paired over deals | goal | "
+             "points (mean) | opponent points | s/game |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in summary["matches"].items():
         goal = GOALS[name]
         verdict = "met" if (m["score_rate"] >= goal if goal != 0.5 else m["score_rate"] > goal) else "not met"
         lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['games']} | {m['wins']} | {m['draws']} | "
                      f"{m['losses']} | {m['score_rate']:.1%} | {m['ci95_low']:.1%} - {m['ci95_high']:.1%} | "
+                     f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} ({m['deals']} deals) | "
                      f"{'>' if goal == 0.5 else '>='} {goal:.0%}: {verdict} | "
                      f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
     s = summary["solo"]

@@ -1,7 +1,7 @@
 """Tune the Cave vs Cave evaluation weights by hill climbing on the compiled MCTS's solo score.
 
-Every candidate plays the same seeded solo games (common random numbers), so differences come from the
-weights, not the deal. Run: `python -m cavekit.analysis.cvc.tune --rounds 3 --games 16 --iterations 3000`;
+Every candidate plays the same solo deals (`cavekit.core.deal`: deal (seed, i) for game i, whatever the
+moves), so differences come from the weights, not the deal. Run: `python -m cavekit.analysis.cvc.tune --rounds 3 --games 16 --iterations 3000`;
 it prints the best weights, to be copied into `search/evaluation.py` with the command line that found them.
 """
 from __future__ import annotations
@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-import numpy as np
-
-from ...core.api import CHANCE, sample_chance_outcome
+from ...core.api import CHANCE
+from ...core.deal import deal_seed, new_deal
 from ...core.registry import load_game
 from ...search import cvc_evaluation, cvc_mcts
 from ...search.cvc_heuristic import CVC_WEIGHTS
@@ -22,13 +21,13 @@ def solo_mean_score(weights: dict[str, float], games: int, iterations: int, seed
     cvc_evaluation.set_weights(weights)
     game = load_game("cvc", players=1)
     total = 0
-    for i, child in enumerate(np.random.SeedSequence(seed).spawn(games)):
-        rng = np.random.default_rng(child)
+    for i in range(games):
+        deal = new_deal(game, deal_seed(seed, i))
         agent = cvc_mcts.CompiledMCTSAgent(game, seed=i, iterations=iterations, rollout="none")
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.current_player() == CHANCE:
-                state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+                state.apply_action(deal.outcome(state))
             else:
                 state.apply_action(agent.step(state))
         total += state.scores()[0]

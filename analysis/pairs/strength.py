@@ -2,7 +2,8 @@
 
     python -m cavekit.analysis.pairs.strength --games 200 --jobs 2 --seed 0 --out results/pairs_strength
 
-Two-player matches with the seats rotated every game (`analysis.batch.run_match`): IS-MCTS against the
+Two-player duplicate matches, every deal played twice with the seats swapped (`analysis.batch.run_match`,
+so score rates also get an interval paired over deals): IS-MCTS against the
 heuristic and against random, the heuristic against random, determinized expectimax against the heuristic,
 and the cheating MCTS (`perfect_information=1`: it searches the true state,
 every hand visible; analysis only) with the same budget against the heuristic and against IS-MCTS, which
@@ -99,7 +100,8 @@ def pairs_strength_report(out: Path, games: int = 200, jobs: int = 2, seed: int 
                                "heuristic": heuristic, "matches": {}}
     for name, first, second in matches:
         started = time.perf_counter()
-        results = run_match("pairs", [first, second], games, seed, progress=progress, jobs=jobs, out=out / name)
+        results = run_match("pairs", [first, second], games, seed, progress=progress, jobs=jobs, out=out / name,
+                            duplicate=True)
         stats = agent_record(results, first)
         mine = np.where(results["agent_0"] == first, 0, 1)
         decisions = results["decisions"].to_numpy() / 2.0
@@ -123,16 +125,16 @@ def format_report(summary: dict[str, Any]) -> str:
     lines = ["# The Cave (Pairs deck): agent strength, two players", "",
              f"Command: `{summary['command']}`", "",
              f"{summary['games']} matches per pairing (a match is one round per player: two rounds of 7 cards "
-             f"each), seats rotated every match, master seed {summary['seed']}. A match win scores 1, a drawn "
+             f"each), every deal played twice with the seats swapped, master seed {summary['seed']}. A match win scores 1, a drawn "
              "match 1/2. Budget of both MCTS agents: "
              f"`{summary['mcts']}` per decision (IS-MCTS resamples the hidden cards every iteration; the cheating "
              "MCTS searches the true state with every hand visible, chance draws still unknown).", "",
-             "| match | games | wins | draws | losses | score rate | 95% interval | points (mean) | opponent points "
-             "| s/match |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| match | games | wins | draws | losses | score rate | 95% interval | paired over deals | points (mean) "
+             "| opponent points | s/match |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in summary["matches"].values():
         lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['games']} | {m['wins']} | {m['draws']} | "
                      f"{m['losses']} | {m['score_rate']:.1%} | {m['ci95_low']:.1%} - {m['ci95_high']:.1%} | "
-                     f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
+                     f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} | {m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
     gap = summary["gap_to_cheating_upper_bound"]
     lines += ["", "## Gap to the cheating upper bound", "",
               f"Against the heuristic the cheating MCTS's score rate is "
