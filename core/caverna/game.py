@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api import ConfigError, resolve_chance_from_seed
+from ..api import ConfigError
+from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
 from .rules import Config, make_config, rounds_played, rules
@@ -67,11 +68,11 @@ class Caverna:
         return 1.0 if self.num_players > 1 else 400.0
 
     def new_initial_state(self, seed: int | None = None) -> Any:
-        """The position before setup; with a seed, the chance nodes up to the first decision are dealt."""
+        """The position before setup; with a seed, the setup up to the first decision is dealt from deal `seed`."""
         from .reference import ReferenceState
         state = ReferenceState(self)
         state._advance()
-        return resolve_chance_from_seed(state, seed)
+        return setup_from_seed(self, state, seed)
 
     def deserialize_state(self, text: str) -> Any:
         """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""

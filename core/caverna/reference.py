@@ -75,8 +75,8 @@ from .actions import (BREED, BUY_TILE, CONVERT, END_TURN, FEED, FURNISH, HARVEST
                       placement_key)
 from .state import HARVEST_MARKER, NO_CHANCE, ROUND_CARD, START_PLAYER, StateMixin
 from .rules import (ANIMALS, FARM_ANIMALS, GOODS, Config, Effect, accumulation, add_goods, board_space_ids,
-                    harvest_event, harvest_marker_mix, harvest_marker_rounds, imitation_cost, loot_items,
-                    round_card_ids, rounds_played, rules, stage_rounds, starting_food)
+                    fixed_round_card, harvest_event, harvest_marker_mix, imitation_cost, loot_items, rounds_played,
+                    rules, shuffled_round_cards, stage_rounds, starting_food)
 from .scoring import score
 from .summary import PlayerSummary
 
@@ -380,26 +380,6 @@ class ReferenceState(StateMixin):
         """The printed number of the current round (2 players and solo skip 9)."""
         return self._rounds[min(self.round, len(self._rounds) - 1)]
 
-    def _chance_kind(self) -> int:
-        if self.phase != "start":
-            return NO_CHANCE
-        if self.starter < 0:
-            return START_PLAYER
-        if len(self.cards) <= self.round and self._fixed_card() is None:
-            return ROUND_CARD
-        if self.round_no in harvest_marker_rounds(self._n) and self.round not in self.markers:
-            return HARVEST_MARKER
-        return NO_CHANCE
-
-    def _fixed_card(self) -> str | None:
-        r = rules()
-        if self._n == 1:
-            return r.solo_round_order[self.round_no]
-        for cid in round_card_ids(self._n):
-            if r.action_spaces[cid].fixed_round == self.round_no:
-                return cid
-        return None
-
     def is_terminal(self) -> bool:
         return self.phase == "over"
 
@@ -429,12 +409,9 @@ class ReferenceState(StateMixin):
         return []
 
     def _card_choices(self) -> list[int]:
-        r = rules()
         stage = next(s for s, rounds in stage_rounds(self._n).items() if self.round_no in rounds)
-        ids = [c.id for c in r.round_cards]
-        return [ids.index(cid) for cid in round_card_ids(self._n)
-                if r.round_card(cid).stage == stage and cid not in self.cards
-                and r.action_spaces[cid].fixed_round is None]
+        ids = [c.id for c in rules().round_cards]
+        return [ids.index(cid) for cid in shuffled_round_cards(self._n)[stage] if cid not in self.cards]
 
     def _apply_chance(self, outcome: int) -> None:
         kind = self._chance_kind()
@@ -1423,7 +1400,7 @@ class ReferenceState(StateMixin):
                 if self._chance_kind() != NO_CHANCE:
                     return
                 if len(self.cards) <= self.round:
-                    self.cards.append(self._fixed_card())  # type: ignore[arg-type]
+                    self.cards.append(fixed_round_card(self._n, self.round_no))  # type: ignore[arg-type]
                 if self.revealed != self.round:
                     self._reveal()
                 if self.cleanup:

@@ -726,6 +726,32 @@ def stage_rounds(players: int) -> dict[int, tuple[int, ...]]:
     return result
 
 
+def fixed_round_card(players: int, round_no: int) -> str | None:
+    """The round card that is not shuffled into round `round_no` (solo: every round's; else Wish for children in 4)."""
+    r = rules()
+    if players == 1:
+        return r.solo_round_order[round_no]
+    return next((cid for cid in round_card_ids(players) if r.action_spaces[cid].fixed_round == round_no), None)
+
+
+def shuffled_round_cards(players: int) -> dict[int, tuple[str, ...]]:
+    """Stage -> its round cards shuffled at setup, in data order (solo: none, the solo order is fixed)."""
+    if players == 1:
+        return {}
+    r = rules()
+    return {stage: tuple(cid for cid in round_card_ids(players)
+                         if r.round_card(cid).stage == stage and r.action_spaces[cid].fixed_round is None)
+            for stage in stage_rounds(players)}
+
+
+def shuffled_card_rounds(players: int) -> dict[int, tuple[int, ...]]:
+    """Stage -> the rounds its shuffled cards are turned up in (the k-th round gets the k-th card of the stage)."""
+    if players == 1:
+        return {}
+    return {stage: tuple(n for n in rounds if fixed_round_card(players, n) is None)
+            for stage, rounds in stage_rounds(players).items()}
+
+
 def starting_food(seat: int, players: int) -> int:
     """Food at setup for a seat (0 = starting player, then clockwise); solo: the solo amount."""
     r = rules()

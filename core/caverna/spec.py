@@ -23,6 +23,7 @@ SPEC = GameSpec(
     information="perfect",
     game_class="cavekit.core.caverna.game:Caverna",
     evaluator="cavekit.search.caverna_agents:caverna_evaluate",
+    dealer="cavekit.core.caverna.deal",
     agents=("cavekit.search.caverna_agents",),
     analysis="cavekit.analysis.caverna",
 )

@@ -5,7 +5,9 @@ The engines import it from here, and `game.py` imports the engines, so nothing i
 
 Returns: 2+ players, the highest score wins and ties are shared (`api.shared_win_returns`: zero-sum); solo, the
 final score. Chance outcomes: the starting player (seat number), the round card (its index in
-`rules().round_cards`), the harvest marker (0 green, 1 red).
+`rules().round_cards`), the harvest marker (0 green, 1 red). What a chance node decides (`_chance_kind`) and the
+deal component it draws from (`chance_component`, see `deal.py`) are read from the public position, so every
+engine shares them.
 """
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ from typing import Any
 import numpy as np
 
 from ..api import CHANCE, mask_of, shared_win_returns
+from ..deal import DealError
 from ..notation import parse_action, table_text
 from ..records import RecordedState
 from .actions import action_table, normalize_text
-from .rules import rules
+from .deal import HARVEST_MARKERS, MARKER_NAMES, START_PLAYER as START_PLAYER_COMPONENT, stage_cards
+from .rules import fixed_round_card, harvest_marker_rounds, rules, shuffled_card_rounds
 from .scoring import winners
 
 # The kinds of chance node (what the next chance outcome decides).
@@ -39,6 +43,36 @@ class StateMixin(RecordedState):
     record_version = RECORD_VERSION
 
     _game: Any          # the Caverna game this state belongs to
+
+    def _chance_kind(self) -> int:
+        """What the next chance outcome decides: NO_CHANCE, START_PLAYER, ROUND_CARD or HARVEST_MARKER."""
+        # Chance only happens before a round's work: the setup, then each round's reveal.
+        if self.phase != "start":  # type: ignore[attr-defined]
+            return NO_CHANCE
+        if self.starter < 0:  # type: ignore[attr-defined]
+            return START_PLAYER
+        n = self._game.num_players
+        round_no = self.round_no  # type: ignore[attr-defined]
+        if len(self.cards) <= self.round and fixed_round_card(n, round_no) is None:  # type: ignore[attr-defined]
+            return ROUND_CARD
+        if round_no in harvest_marker_rounds(n) and self.round not in self.markers:  # type: ignore[attr-defined]
+            return HARVEST_MARKER
+        return NO_CHANCE
+
+    def chance_component(self) -> tuple[str, int]:
+        """The deal component this chance node draws from and which of its items (see `deal.py`)."""
+        kind = self._chance_kind()
+        n = self._game.num_players
+        round_no = self.round_no  # type: ignore[attr-defined]
+        if kind == START_PLAYER:
+            return START_PLAYER_COMPONENT, 0
+        if kind == ROUND_CARD:
+            # The round says which card of its stage is turned up, however play got here.
+            stage, rounds = next((s, r) for s, r in shuffled_card_rounds(n).items() if round_no in r)
+            return stage_cards(stage), rounds.index(round_no)
+        if kind == HARVEST_MARKER:
+            return HARVEST_MARKERS, harvest_marker_rounds(n).index(round_no)
+        raise DealError("the position is not a chance node, so it draws from no deal component")
 
     def returns(self) -> list[float]:
         """Shared-win returns for 2+ players (zero-sum); solo: the final score. 0 until the end."""
@@ -99,7 +133,7 @@ def _chance_text(state: Any, outcome: int) -> str:
     if kind == ROUND_CARD and 0 <= outcome < len(rules().round_cards):
         return f"reveal {rules().round_cards[outcome].id}"
     if kind == HARVEST_MARKER and outcome in (0, 1):
-        return f"harvest marker {('green', 'red')[outcome]}"
+        return f"harvest marker {MARKER_NAMES[outcome]}"
     return f"chance outcome {outcome}"
 
 
