@@ -50,9 +50,10 @@ def choose(legal: list[int], rng: np.random.Generator, rich: bool) -> int:
 
 
 def assert_same_game(ref, fast, rng: np.random.Generator, rich: bool = False, records_every: int = 3,
-                     visit=None) -> int:
+                     visit=None, deal=None) -> int:
     """Play both states to the end with the same moves, comparing them at every step; the step count.
-    `visit(ref, fast, rng)` is called at decision nodes for extra checks."""
+    `visit(ref, fast, rng)` is called at decision nodes for extra checks. Chance outcomes are sampled from
+    `rng`, or with a `deal` (`cavekit.core.deal`) taken from it."""
     steps = 0
     while True:
         assert fast.current_player() == ref.current_player(), f"players differ at step {steps}"
@@ -70,7 +71,11 @@ def assert_same_game(ref, fast, rng: np.random.Generator, rich: bool = False, re
         assert fast.is_chance_node() == ref.is_chance_node()
         assert fast.chance_outcomes() == ref.chance_outcomes()
         if ref.is_chance_node():
-            action = sample_chance_outcome(ref.chance_outcomes(), rng.random())
+            if deal is not None:
+                assert fast.chance_component() == ref.chance_component(), f"components differ at step {steps}"
+                action = deal.outcome(ref)
+            else:
+                action = sample_chance_outcome(ref.chance_outcomes(), rng.random())
         else:
             if visit is not None:
                 visit(ref, fast, rng)

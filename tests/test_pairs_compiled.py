@@ -22,18 +22,18 @@ def both(players: int, **params):
             load_game("pairs", players=players, engine="compiled", **params))
 
 
-def assert_same_game(ref, fast, rng: np.random.Generator, records_every: int = 1) -> int:
-    """Play both states to the end with the same moves, comparing them at every step; the step count."""
+def assert_same_game(ref, fast, rng: np.random.Generator, records_every: int = 1, deal=None) -> int:
+    """Play both states to the end with the same moves, comparing them at every step; the step count.
+    Chance outcomes are sampled from `rng`, or with a `deal` (`cavekit.core.deal`) taken from it."""
     steps = 0
     while True:
         assert fast.current_player() == ref.current_player(), f"players differ at step {steps}"
         assert fast.legal_actions() == ref.legal_actions(), f"legal actions differ at step {steps}"
         assert fast.node_kind() == ref.node_kind()
+        assert fast.to_dict() == ref.to_dict(), f"states differ at step {steps}"
         if steps % records_every == 0 or ref.is_terminal():
             assert fast.serialize() == ref.serialize(), f"records differ at step {steps}"
             assert fast.history_kinds() == ref.history_kinds()
-        else:
-            assert fast.to_dict() == ref.to_dict(), f"states differ at step {steps}"
         assert fast.scores() == ref.scores() and fast.round_points() == ref.round_points()
         if ref.is_terminal():
             assert fast.is_terminal()
@@ -41,7 +41,11 @@ def assert_same_game(ref, fast, rng: np.random.Generator, records_every: int = 1
             return steps
         if ref.is_chance_node():
             assert fast.chance_outcomes() == ref.chance_outcomes()
-            action = sample_chance_outcome(ref.chance_outcomes(), rng.random())
+            if deal is not None:
+                assert fast.chance_component() == ref.chance_component(), f"components differ at step {steps}"
+                action = deal.outcome(ref)
+            else:
+                action = sample_chance_outcome(ref.chance_outcomes(), rng.random())
         else:
             legal = ref.legal_actions()
             action = legal[rng.integers(len(legal))]

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, ConfigError, resolve_chance_from_seed
+from ..api import CHANCE, ConfigError
+from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
 from .rules import MAX_BID, Config, make_config, rules
@@ -86,9 +87,9 @@ class Cavum:
         return 1.0
 
     def new_initial_state(self, seed: int | None = None) -> Any:
-        """The position before the first order cards are turned up; with a seed they are turned up from it."""
-        state = self._state_class()(self)
-        return resolve_chance_from_seed(state, seed)
+        """The position before the first order cards are turned up; with a seed they are the first cards of the
+        order deck of that seed's deal (`cavekit.core.deal`)."""
+        return setup_from_seed(self, self._state_class()(self), seed)
 
     def _state_class(self) -> type:
         if self.engine == "compiled":

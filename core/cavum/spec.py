@@ -33,5 +33,6 @@ SPEC = GameSpec(
     evaluator="cavekit.search.cavum_agents:cavum_evaluate",
     agents=("cavekit.search.cavum_agents",),
     renderer="cavekit.core.cavum.render:render_state",
+    dealer="cavekit.core.cavum.deal",
     analysis="cavekit.analysis.cavum",
 )

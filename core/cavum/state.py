@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..api import CHANCE, mask_of, shared_win_returns
+from ..deal import DealError
 from ..notation import parse_action, table_text
 from ..records import RecordedState
 from .actions import action_table, normalize_text
+from .deal import ORDER_DECK
 from .render import render_state
 from .rules import rules
 from .stages import FINAL_SALE, OVER
@@ -75,6 +77,14 @@ class StateMixin(RecordedState):
     def legal_actions_mask(self) -> list[int]:
         """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
         return mask_of(self.legal_actions(), self._game.num_distinct_actions)  # type: ignore[attr-defined]
+
+    def chance_component(self) -> tuple[str, int]:
+        """The deal component this chance node draws from (`deal.py`): the order deck, at the card numbered by
+        how many order cards have been turned up so far."""
+        if self.current_player() != CHANCE:  # type: ignore[attr-defined]
+            raise DealError("the position is not a chance node, so it draws from no deal component")
+        deck = self.to_dict()["deck"]  # type: ignore[attr-defined]
+        return ORDER_DECK, len(deck) - sum(deck)
 
     # -- notation -----------------------------------------------------------------------------------
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..api import ConfigError, resolve_chance_from_seed
+from ..api import ConfigError
+from ..deal import setup_from_seed
 from ..records import read_record
 from .rules import NUM_RANKS, Config, make_config, rules
 from .spec import SPEC
@@ -70,9 +71,9 @@ class ThePairsCave:
         return low, high
 
     def new_initial_state(self, seed: int | None = None) -> Any:
-        """The position before the deal; with a seed, the first dealer and the first deal are dealt from it."""
-        state = self._state_class()(self)
-        return resolve_chance_from_seed(state, seed)
+        """The position before the deal; with a seed, the first dealer and the first round's deal come from the
+        deal of that seed (`cavekit.core.deal`), as the first cards of its deck for round 1."""
+        return setup_from_seed(self, self._state_class()(self), seed)
 
     def _state_class(self) -> type:
         if self.engine == "compiled":

@@ -36,5 +36,6 @@ SPEC = GameSpec(
     evaluator="cavekit.search.pairs_agents:pairs_evaluate",
     agents=("cavekit.search.pairs_agents",),
     renderer="cavekit.core.pairs.state:render_state",
+    dealer="cavekit.core.pairs.deal",
     analysis="cavekit.analysis.pairs",
 )

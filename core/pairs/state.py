@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..api import CHANCE, TERMINAL, IllegalActionError, mask_of, shared_win_returns
+from ..deal import DealError
 from ..records import RecordedState
+from .deal import FIRST_DEALER, deck_component
 from .rules import NUM_RANKS, round_points, rules
 
 RECORD_FORMAT = "cavekit-pairs"
@@ -76,6 +78,16 @@ class StateMixin(RecordedState):
         if d["first_dealer"] < 0:
             return -1
         return (d["first_dealer"] + min(d["round"], self._game.config.num_rounds - 1)) % self._game.num_players
+
+    def chance_component(self) -> tuple[str, int]:
+        """The deal component this chance node draws from (`deal.py`): the first dealer, or the next card of
+        this round's deck, numbered by the cards that have left that deck so far."""
+        if self.current_player() != CHANCE:  # type: ignore[attr-defined]
+            raise DealError("the position is not a chance node, so it draws from no deal component")
+        d = self.to_dict()  # type: ignore[attr-defined]
+        if d["first_dealer"] < 0:
+            return FIRST_DEALER, 0
+        return deck_component(d["round"]), rules().total - sum(d["deck"])
 
     # -- notation -----------------------------------------------------------------------------------
 
