@@ -17,8 +17,9 @@ from .actions import (CAVERN_SIDE as PY_CAVERN_SIDE, CONVERT as PY_CONVERT, END_
                       PROSPECT as PY_PROSPECT, ROOM_USE as PY_ROOM_USE, TAKE as PY_TAKE,
                       TILE_OPTION as PY_TILE_OPTION, action_table, is_activation, option_params)
 from .state import StateMixin
-from .reference import DARK_ROOMS, LIGHT_ROOMS, ReferenceState
-from .rules import rules
+from .reference import ReferenceState
+from .rules import DARK_ROOMS, LIGHT_ROOMS, NUM_LIGHT_ROOMS_REMOVED_SOLO as PY_NUM_LIGHT_ROOMS_REMOVED_SOLO
+from .rules import SOLO_PILE_SIZE, rules
 
 # ------------------------------------------------------------------------------------------------
 # Constants (the same values as in reference.py, board.py and rules.py)
@@ -131,6 +132,7 @@ cdef int8_t STAGES[2][8]
 cdef int8_t NUM_ROUNDS[2]
 cdef uint32_t LIGHT_MASK
 cdef uint32_t DARK_MASK
+cdef int SOLO_PILE
 cdef int ENTRANCE_SPACE
 cdef int PRE_EXCAVATED_SPACE
 cdef int WALL_SUPPLY
@@ -197,7 +199,7 @@ def _encode_param(int kind, param):
 
 
 def _load_tables():
-    global NUM_TILES, LIGHT_MASK, DARK_MASK, ENTRANCE_SPACE, PRE_EXCAVATED_SPACE, WALL_SUPPLY
+    global NUM_TILES, LIGHT_MASK, DARK_MASK, SOLO_PILE, ENTRANCE_SPACE, PRE_EXCAVATED_SPACE, WALL_SUPPLY
     global N_CONVERSION_SOURCES, PROSPECTING_SITE, RETTING_ROOM, EQUIPMENT_ROOM, WOOD_STOREROOM, DUNGEON
     global UNDERGROWTH, NUM_ACTIONS, END_TURN_ID, PROSPECT_ID
     r = rules()
@@ -286,6 +288,8 @@ def _load_tables():
             STAGES[players - 1][i] = r.stages[players][i]
     LIGHT_MASK = sum(1 << i for i in LIGHT_ROOMS)
     DARK_MASK = sum(1 << i for i in DARK_ROOMS)
+    SOLO_PILE = SOLO_PILE_SIZE
+    assert NUM_LIGHT_ROOMS_REMOVED_SOLO == PY_NUM_LIGHT_ROOMS_REMOVED_SOLO
     ENTRANCE_SPACE = r.entrance_space
     PRE_EXCAVATED_SPACE = r.pre_excavated_space
     WALL_SUPPLY = r.wall_supply
@@ -471,7 +475,7 @@ cdef void init_state(GameState* s, int num_players, Config cfg) noexcept nogil:
     s.starter = 0 if num_players == 1 else -1
     s.display = LIGHT_MASK
     s.pool = DARK_MASK
-    s.pile = popcount(DARK_MASK) // 2 if num_players == 1 else 0
+    s.pile = SOLO_PILE if num_players == 1 else 0
     s.cavern_owner = -1
     reset_turn(s)
 

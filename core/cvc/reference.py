@@ -15,12 +15,14 @@ from typing import Any
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, TAKE, TILE_OPTION, Choice,
                       action_table, is_activation, option_params)
-from .state import NO_CHANCE, REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER, StateMixin
+from .state import (NO_CHANCE, REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER, StateMixin,
+                    player_of_turn)
 from .board import (ALL_WALLS, EMPTY, FACE_DOWN, UNAVAILABLE, accessible_spaces, board_full,
                     cavern_natural_sides, slot_spaces, wall_pattern)
-from .rules import (CAVE_ENTRANCE, CAVERN, FLAX, FOOD, GOLD, GOODS, NUM_BOARD_SPACES,
-                    NUM_BOARD_WALL_SLOTS, NUM_ROOMS, NUM_SPACES, NUM_WALL_SLOTS, WOOD, Config, Op,
-                    Option, rules)
+from .rules import (CAVE_ENTRANCE, CAVERN, DARK_ROOMS, FLAX, FOOD, GOLD, GOODS, LIGHT_ROOMS,
+                    NUM_BOARD_SPACES, NUM_BOARD_WALL_SLOTS, NUM_LIGHT_ROOMS_REMOVED_SOLO, NUM_SPACES,
+                    NUM_WALL_SLOTS, SOLO_PILE_SIZE, WOOD, Config, Op, Option, rules,
+                    stage_tiles)
 
 # Chance node kinds, in the order they are checked.
 
@@ -30,9 +32,6 @@ EQUIPMENT_ROOM = rules().room_index("equipment_room")
 WOOD_STOREROOM = rules().room_index("wood_storeroom")
 DUNGEON = rules().room_index("dungeon")
 UNDERGROWTH = rules().tile_index("undergrowth")
-LIGHT_ROOMS = tuple(r.index for r in rules().rooms[:NUM_ROOMS] if r.start_display)
-DARK_ROOMS = tuple(r.index for r in rules().rooms[:NUM_ROOMS] if not r.start_display)
-NUM_LIGHT_ROOMS_REMOVED_SOLO = 3
 
 
 def _bits(indices: Any) -> int:
@@ -100,7 +99,7 @@ class ReferenceState(StateMixin):
         self.display = _bits(LIGHT_ROOMS)  # rooms in the central display (bits)
         self.pool = _bits(DARK_ROOMS)      # dark rooms not yet revealed (bits)
         self.removed = 0                   # light rooms out of play (solo)
-        self.pile = len(DARK_ROOMS) // 2 if self._solo else 0   # solo draw pile size
+        self.pile = SOLO_PILE_SIZE if self._solo else 0   # solo draw pile size
         self.cavern_owner = -1
         self.pending_reveals = 0           # excavated rooms still to be turned up (chance)
         self.pending_pile_reveals = 0      # solo draw-pile rooms still to be turned up (chance)
@@ -149,9 +148,7 @@ class ReferenceState(StateMixin):
         return self._player_of_turn(self.turn)
 
     def _player_of_turn(self, turn: int) -> int:
-        if self._solo:
-            return 0
-        return self.starter if turn % 2 == 0 else 1 - self.starter
+        return player_of_turn(len(self.players), self.starter, turn)
 
     def turns_per_player(self) -> int:
         """Turns each player takes in the current round (also the per-turn food price)."""
@@ -176,8 +173,7 @@ class ReferenceState(StateMixin):
         return [(o, p) for o in outcomes]
 
     def _unrevealed_tiles(self, stage: int) -> list[int]:
-        return [t.index for t in rules().tiles
-                if t.stage == stage and (t.in_solo or not self._solo) and t.index not in self.revealed_tiles]
+        return [t for t in stage_tiles(stage, len(self.players)) if t not in self.revealed_tiles]
 
     def _apply_chance(self, outcome: int) -> None:
         kind = self._chance_kind()

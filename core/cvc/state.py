@@ -93,6 +93,12 @@ class StateMixin(RecordedState):
         return f"<{type(self).__name__} cvc players={self._game.num_players} history={len(self.history())} actions>"  # type: ignore[attr-defined]
 
 
+def player_of_turn(players: int, starter: int, turn: int) -> int:
+    """The seat that plays turn `turn` of a round (both players' turns counted) when `starter` starts it."""
+    if players == 1:
+        return 0
+    return starter if turn % 2 == 0 else 1 - starter
+
 
 def _chance_text(state: Any, outcome: int) -> str:
     kind = state._chance_kind()
