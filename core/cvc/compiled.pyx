@@ -484,7 +484,7 @@ cdef void init_state(GameState* s, int num_players, Config cfg) noexcept nogil:
 # Whose move (_chance_kind, is_terminal, current_player)
 
 cdef int chance_kind(const GameState* s) noexcept nogil:
-    if s.pending_reveals or s.pending_pile_reveals:
+    if s.pending_spaces or s.pending_pile_reveals:
         return REVEAL_ROOM
     if s.round >= num_rounds(s):
         return NO_CHANCE
@@ -568,8 +568,8 @@ cdef void apply_chance(GameState* s, int outcome) noexcept nogil:
     else:
         s.pool &= ~(1u << outcome)
         s.display |= 1u << outcome
-        if s.pending_reveals:
-            s.pending_reveals -= 1
+        if s.pending_spaces:
+            s.pending_spaces &= s.pending_spaces - 1   # the lowest pending space's room
         else:
             s.pending_pile_reveals -= 1
             s.pile -= 1
@@ -1039,7 +1039,7 @@ cdef void excavate(GameState* s, int player, const COp* op, int a, int b) noexce
         space = order[i]
         board.spaces[space] = EMPTY
         s.excavated += 1
-        s.pending_reveals += 1
+        s.pending_spaces |= 1u << space
         if SPACE_FOOD[space]:
             gain_single(s, player, FOOD, SPACE_FOOD[space])
     if s.num_players == 1 and n == 1 and s.cfg.solo_reveal_per_effect:
@@ -1403,7 +1403,7 @@ cdef class CoreState(CompiledStateBase):
             s.revealed[i] = tile
         s.num_revealed = len(d["revealed_tiles"])
         for name in ("round", "turn", "starter", "taken", "display", "pool", "removed", "pile", "cavern_owner",
-                     "pending_reveals", "pending_pile_reveals", "tile", "slots_used", "activation_left",
+                     "pending_spaces", "pending_pile_reveals", "tile", "slots_used", "activation_left",
                      "activation_used", "prospected", "sub_actions", "excavated", "furnished_now",
                      "cavern_choice", "ending"):
             state._set_field(name, d[name])
@@ -1421,7 +1421,7 @@ cdef class CoreState(CompiledStateBase):
         elif name == "removed": s.removed = value
         elif name == "pile": s.pile = value
         elif name == "cavern_owner": s.cavern_owner = value
-        elif name == "pending_reveals": s.pending_reveals = value
+        elif name == "pending_spaces": s.pending_spaces = value
         elif name == "pending_pile_reveals": s.pending_pile_reveals = value
         elif name == "tile": s.tile = value
         elif name == "slots_used": s.slots_used = value
@@ -1451,7 +1451,7 @@ cdef class CoreState(CompiledStateBase):
             "round": s.round, "turn": s.turn, "starter": s.starter,
             "revealed_tiles": [s.revealed[i] for i in range(s.num_revealed)], "taken": s.taken,
             "display": s.display, "pool": s.pool, "removed": s.removed, "pile": s.pile,
-            "cavern_owner": s.cavern_owner, "pending_reveals": s.pending_reveals,
+            "cavern_owner": s.cavern_owner, "pending_spaces": s.pending_spaces,
             "pending_pile_reveals": s.pending_pile_reveals, "tile": s.tile,
             "slots_used": s.slots_used, "activation_left": s.activation_left,
             "activation_used": s.activation_used, "prospected": s.prospected,

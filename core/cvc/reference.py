@@ -101,7 +101,9 @@ class ReferenceState(StateMixin):
         self.removed = 0                   # light rooms out of play (solo)
         self.pile = SOLO_PILE_SIZE if self._solo else 0   # solo draw pile size
         self.cavern_owner = -1
-        self.pending_reveals = 0           # excavated rooms still to be turned up (chance)
+        # Spaces the acting player excavated whose rooms are still face down (bits; chance turns them up,
+        # lowest space first), so a deal knows which space's room is being turned up.
+        self.pending_spaces = 0
         self.pending_pile_reveals = 0      # solo draw-pile rooms still to be turned up (chance)
         self._history: list[int] = []
         self._reset_turn()
@@ -122,7 +124,7 @@ class ReferenceState(StateMixin):
     # Whose move
 
     def _chance_kind(self) -> int:
-        if self.pending_reveals or self.pending_pile_reveals:
+        if self.pending_spaces or self.pending_pile_reveals:
             return REVEAL_ROOM
         if self.round >= len(self._turns):
             return NO_CHANCE
@@ -187,8 +189,8 @@ class ReferenceState(StateMixin):
         else:  # REVEAL_ROOM: an excavated room first, then a draw-pile room
             self.pool &= ~(1 << outcome)
             self.display |= 1 << outcome
-            if self.pending_reveals:
-                self.pending_reveals -= 1
+            if self.pending_spaces:
+                self.pending_spaces &= self.pending_spaces - 1   # the lowest pending space's room
             else:
                 self.pending_pile_reveals -= 1
                 self.pile -= 1
@@ -662,7 +664,7 @@ class ReferenceState(StateMixin):
         for space in order:
             board.spaces[space] = EMPTY
             self.excavated += 1
-            self.pending_reveals += 1
+            self.pending_spaces |= 1 << space
             if rules().spaces[space].food_bonus:
                 self._gain(player, _single(FOOD, rules().spaces[space].food_bonus))
         if (self._solo and len(targets) == 1
@@ -755,7 +757,7 @@ class ReferenceState(StateMixin):
             "round": self.round, "turn": self.turn, "starter": self.starter,
             "revealed_tiles": list(self.revealed_tiles), "taken": self.taken, "display": self.display,
             "pool": self.pool, "removed": self.removed, "pile": self.pile,
-            "cavern_owner": self.cavern_owner, "pending_reveals": self.pending_reveals,
+            "cavern_owner": self.cavern_owner, "pending_spaces": self.pending_spaces,
             "pending_pile_reveals": self.pending_pile_reveals, "tile": self.tile,
             "slots_used": self.slots_used, "activation_left": self.activation_left,
             "activation_used": self.activation_used, "prospected": int(self.prospected),
