@@ -12,6 +12,7 @@ Only the player count shapes a deal: no rule option changes the components, so a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -66,7 +67,8 @@ def _rounds(players: int, stage: int) -> str:
     return f"round {rounds[0]}" if len(rounds) == 1 else f"rounds {rounds[0]}-{rounds[-1]}"
 
 
-def _parts(players: int) -> list[_Part]:
+@lru_cache(maxsize=None)
+def _parts(players: int) -> tuple[_Part, ...]:
     """The components of a deal of `players`, in their fixed order (rules sections 3.1 and 3.2)."""
     spaces = ", ".join(rules().spaces[s].name for s in FACE_DOWN_SPACES)
     per_board = len(FACE_DOWN_SPACES)
@@ -87,7 +89,7 @@ def _parts(players: int) -> list[_Part]:
     if players == 1:
         rooms.append(_Part(Component(DRAW_PILE, f"the other {SOLO_PILE_SIZE} dark rooms, the solo draw pile, "
                                      f"top first"), DARK_ROOMS, SOLO_PILE_SIZE, _room))
-    return first + tiles + rooms
+    return (*first, *tiles, *rooms)
 
 
 def components(game: Any) -> list[Component]:
