@@ -24,16 +24,18 @@ def both(players: int, **params):
             load_game("cvc", players=players, engine="compiled", **params))
 
 
-def assert_same_game(ref, fast, rng, busy=False, compare_records=True) -> int:
-    """Play both states to the end with the same moves, comparing them at every step; the step count."""
+def assert_same_game(ref, fast, rng, busy=False, compare_records=True, choose=None) -> int:
+    """Play both states to the end with the same moves, comparing them at every step; the step count.
+
+    The moves are `choose(ref)` when given (a deal's chance outcomes, say), else `next_action(ref, rng, busy)`.
+    """
     steps = 0
     while True:
         assert fast.legal_actions() == ref.legal_actions(), f"legal actions differ at step {steps}"
         assert fast.current_player() == ref.current_player()
+        assert fast.to_dict() == ref.to_dict(), f"states differ at step {steps}"
         if compare_records:
             assert fast.serialize() == ref.serialize(), f"records differ at step {steps}"
-        else:
-            assert fast.to_dict() == ref.to_dict(), f"states differ at step {steps}"
         assert fast.scores() == ref.scores()
         if ref.is_terminal():
             assert fast.is_terminal()
@@ -41,7 +43,7 @@ def assert_same_game(ref, fast, rng, busy=False, compare_records=True) -> int:
             return steps
         if ref.is_chance_node():
             assert fast.chance_outcomes() == ref.chance_outcomes()
-        action = next_action(ref, rng, busy)
+        action = next_action(ref, rng, busy) if choose is None else choose(ref)
         ref.apply_action(action)
         fast.apply_action(action)
         steps += 1

@@ -147,7 +147,13 @@ class GameChecker:
         for room in range(NUM_ROOMS):
             assert sum(m >> room & 1 for m in places) == 1, f"room {room} is in {places}"
         face_down = sum(c == FACE_DOWN for p in d["players"] for c in p["spaces"])
-        assert popcount(d["pool"]) == face_down + d["pending_reveals"] + d["pile"]
+        assert popcount(d["pool"]) == face_down + popcount(d["pending_spaces"]) + d["pile"]
+        # Rooms wait to be turned up only at a chance node, under spaces the player on turn has just dug out.
+        if d["pending_spaces"]:
+            assert cp == CHANCE
+            mover = 0 if self.n == 1 else d["starter"] ^ d["turn"] % 2
+            dug = [c for sp, c in enumerate(d["players"][mover]["spaces"]) if d["pending_spaces"] >> sp & 1]
+            assert dug and all(c == EMPTY for c in dug), f"pending spaces {d['pending_spaces']:#x} of player {mover}"
         assert s.scores() == expected_scores(d)
         if not s.is_terminal():
             assert s.returns() == [0.0] * self.n

@@ -42,6 +42,7 @@ ctypedef struct GameState:
     uint32_t activation_used
     uint32_t furnished_now
     uint16_t taken
+    uint16_t pending_spaces          # bit s: the acting player excavated s, its room is still face down
     int8_t revealed[MAX_REVEALED]
     int8_t num_players
     int8_t num_revealed
@@ -50,7 +51,6 @@ ctypedef struct GameState:
     int8_t starter
     int8_t pile
     int8_t cavern_owner
-    int8_t pending_reveals
     int8_t pending_pile_reveals
     int8_t tile
     int8_t slots_used

@@ -17,8 +17,9 @@ from .actions import (CAVERN_SIDE as PY_CAVERN_SIDE, CONVERT as PY_CONVERT, END_
                       PROSPECT as PY_PROSPECT, ROOM_USE as PY_ROOM_USE, TAKE as PY_TAKE,
                       TILE_OPTION as PY_TILE_OPTION, action_table, is_activation, option_params)
 from .state import StateMixin
-from .reference import DARK_ROOMS, LIGHT_ROOMS, ReferenceState
-from .rules import rules
+from .reference import ReferenceState
+from .rules import DARK_ROOMS, LIGHT_ROOMS, NUM_LIGHT_ROOMS_REMOVED_SOLO as PY_NUM_LIGHT_ROOMS_REMOVED_SOLO
+from .rules import SOLO_PILE_SIZE, rules
 
 # ------------------------------------------------------------------------------------------------
 # Constants (the same values as in reference.py, board.py and rules.py)
@@ -131,6 +132,7 @@ cdef int8_t STAGES[2][8]
 cdef int8_t NUM_ROUNDS[2]
 cdef uint32_t LIGHT_MASK
 cdef uint32_t DARK_MASK
+cdef int SOLO_PILE
 cdef int ENTRANCE_SPACE
 cdef int PRE_EXCAVATED_SPACE
 cdef int WALL_SUPPLY
@@ -197,7 +199,7 @@ def _encode_param(int kind, param):
 
 
 def _load_tables():
-    global NUM_TILES, LIGHT_MASK, DARK_MASK, ENTRANCE_SPACE, PRE_EXCAVATED_SPACE, WALL_SUPPLY
+    global NUM_TILES, LIGHT_MASK, DARK_MASK, SOLO_PILE, ENTRANCE_SPACE, PRE_EXCAVATED_SPACE, WALL_SUPPLY
     global N_CONVERSION_SOURCES, PROSPECTING_SITE, RETTING_ROOM, EQUIPMENT_ROOM, WOOD_STOREROOM, DUNGEON
     global UNDERGROWTH, NUM_ACTIONS, END_TURN_ID, PROSPECT_ID
     r = rules()
@@ -286,6 +288,8 @@ def _load_tables():
             STAGES[players - 1][i] = r.stages[players][i]
     LIGHT_MASK = sum(1 << i for i in LIGHT_ROOMS)
     DARK_MASK = sum(1 << i for i in DARK_ROOMS)
+    SOLO_PILE = SOLO_PILE_SIZE
+    assert NUM_LIGHT_ROOMS_REMOVED_SOLO == PY_NUM_LIGHT_ROOMS_REMOVED_SOLO
     ENTRANCE_SPACE = r.entrance_space
     PRE_EXCAVATED_SPACE = r.pre_excavated_space
     WALL_SUPPLY = r.wall_supply
@@ -471,7 +475,7 @@ cdef void init_state(GameState* s, int num_players, Config cfg) noexcept nogil:
     s.starter = 0 if num_players == 1 else -1
     s.display = LIGHT_MASK
     s.pool = DARK_MASK
-    s.pile = popcount(DARK_MASK) // 2 if num_players == 1 else 0
+    s.pile = SOLO_PILE if num_players == 1 else 0
     s.cavern_owner = -1
     reset_turn(s)
 
@@ -480,7 +484,7 @@ cdef void init_state(GameState* s, int num_players, Config cfg) noexcept nogil:
 # Whose move (_chance_kind, is_terminal, current_player)
 
 cdef int chance_kind(const GameState* s) noexcept nogil:
-    if s.pending_reveals or s.pending_pile_reveals:
+    if s.pending_spaces or s.pending_pile_reveals:
         return REVEAL_ROOM
     if s.round >= num_rounds(s):
         return NO_CHANCE
@@ -564,8 +568,8 @@ cdef void apply_chance(GameState* s, int outcome) noexcept nogil:
     else:
         s.pool &= ~(1u << outcome)
         s.display |= 1u << outcome
-        if s.pending_reveals:
-            s.pending_reveals -= 1
+        if s.pending_spaces:
+            s.pending_spaces &= s.pending_spaces - 1   # the lowest pending space's room
         else:
             s.pending_pile_reveals -= 1
             s.pile -= 1
@@ -1035,7 +1039,7 @@ cdef void excavate(GameState* s, int player, const COp* op, int a, int b) noexce
         space = order[i]
         board.spaces[space] = EMPTY
         s.excavated += 1
-        s.pending_reveals += 1
+        s.pending_spaces |= 1u << space
         if SPACE_FOOD[space]:
             gain_single(s, player, FOOD, SPACE_FOOD[space])
     if s.num_players == 1 and n == 1 and s.cfg.solo_reveal_per_effect:
@@ -1399,7 +1403,7 @@ cdef class CoreState(CompiledStateBase):
             s.revealed[i] = tile
         s.num_revealed = len(d["revealed_tiles"])
         for name in ("round", "turn", "starter", "taken", "display", "pool", "removed", "pile", "cavern_owner",
-                     "pending_reveals", "pending_pile_reveals", "tile", "slots_used", "activation_left",
+                     "pending_spaces", "pending_pile_reveals", "tile", "slots_used", "activation_left",
                      "activation_used", "prospected", "sub_actions", "excavated", "furnished_now",
                      "cavern_choice", "ending"):
             state._set_field(name, d[name])
@@ -1417,7 +1421,7 @@ cdef class CoreState(CompiledStateBase):
         elif name == "removed": s.removed = value
         elif name == "pile": s.pile = value
         elif name == "cavern_owner": s.cavern_owner = value
-        elif name == "pending_reveals": s.pending_reveals = value
+        elif name == "pending_spaces": s.pending_spaces = value
         elif name == "pending_pile_reveals": s.pending_pile_reveals = value
         elif name == "tile": s.tile = value
         elif name == "slots_used": s.slots_used = value
@@ -1447,7 +1451,7 @@ cdef class CoreState(CompiledStateBase):
             "round": s.round, "turn": s.turn, "starter": s.starter,
             "revealed_tiles": [s.revealed[i] for i in range(s.num_revealed)], "taken": s.taken,
             "display": s.display, "pool": s.pool, "removed": s.removed, "pile": s.pile,
-            "cavern_owner": s.cavern_owner, "pending_reveals": s.pending_reveals,
+            "cavern_owner": s.cavern_owner, "pending_spaces": s.pending_spaces,
             "pending_pile_reveals": s.pending_pile_reveals, "tile": s.tile,
             "slots_used": s.slots_used, "activation_left": s.activation_left,
             "activation_used": s.activation_used, "prospected": s.prospected,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api import CHANCE, ConfigError, resolve_chance_from_seed
+from ..api import CHANCE, ConfigError
+from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
 from .rules import NUM_ROOMS, Config, make_config, rules
@@ -54,9 +55,9 @@ class CaveVsCave:
         return float(sum(room.vp for room in r.rooms) + r.caps[5])
 
     def new_initial_state(self, seed: int | None = None) -> Any:
-        """The position before setup; with a seed, setup (who starts, solo removals, round 1's tile) is dealt."""
+        """The position before setup; with a seed, setup (who starts, solo removals, round 1's tile) from deal `seed`."""
         state = self._state_class()(self)
-        return resolve_chance_from_seed(state, seed)
+        return setup_from_seed(self, state, seed)
 
     def _state_class(self) -> type:
         if self.engine == "compiled":

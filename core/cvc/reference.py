@@ -15,12 +15,14 @@ from typing import Any
 from ..api import CHANCE, TERMINAL, IllegalActionError, as_action
 from .actions import (CAVERN_SIDE, CONVERT, END_TURN, PROSPECT, TAKE, TILE_OPTION, Choice,
                       action_table, is_activation, option_params)
-from .state import NO_CHANCE, REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER, StateMixin
+from .state import (NO_CHANCE, REMOVE_LIGHT_ROOM, REVEAL_ROOM, REVEAL_TILE, START_PLAYER, StateMixin,
+                    player_of_turn)
 from .board import (ALL_WALLS, EMPTY, FACE_DOWN, UNAVAILABLE, accessible_spaces, board_full,
                     cavern_natural_sides, slot_spaces, wall_pattern)
-from .rules import (CAVE_ENTRANCE, CAVERN, FLAX, FOOD, GOLD, GOODS, NUM_BOARD_SPACES,
-                    NUM_BOARD_WALL_SLOTS, NUM_ROOMS, NUM_SPACES, NUM_WALL_SLOTS, WOOD, Config, Op,
-                    Option, rules)
+from .rules import (CAVE_ENTRANCE, CAVERN, DARK_ROOMS, FLAX, FOOD, GOLD, GOODS, LIGHT_ROOMS,
+                    NUM_BOARD_SPACES, NUM_BOARD_WALL_SLOTS, NUM_LIGHT_ROOMS_REMOVED_SOLO, NUM_SPACES,
+                    NUM_WALL_SLOTS, SOLO_PILE_SIZE, WOOD, Config, Op, Option, rules,
+                    stage_tiles)
 
 # Chance node kinds, in the order they are checked.
 
@@ -30,9 +32,6 @@ EQUIPMENT_ROOM = rules().room_index("equipment_room")
 WOOD_STOREROOM = rules().room_index("wood_storeroom")
 DUNGEON = rules().room_index("dungeon")
 UNDERGROWTH = rules().tile_index("undergrowth")
-LIGHT_ROOMS = tuple(r.index for r in rules().rooms[:NUM_ROOMS] if r.start_display)
-DARK_ROOMS = tuple(r.index for r in rules().rooms[:NUM_ROOMS] if not r.start_display)
-NUM_LIGHT_ROOMS_REMOVED_SOLO = 3
 
 
 def _bits(indices: Any) -> int:
@@ -100,9 +99,11 @@ class ReferenceState(StateMixin):
         self.display = _bits(LIGHT_ROOMS)  # rooms in the central display (bits)
         self.pool = _bits(DARK_ROOMS)      # dark rooms not yet revealed (bits)
         self.removed = 0                   # light rooms out of play (solo)
-        self.pile = len(DARK_ROOMS) // 2 if self._solo else 0   # solo draw pile size
+        self.pile = SOLO_PILE_SIZE if self._solo else 0   # solo draw pile size
         self.cavern_owner = -1
-        self.pending_reveals = 0           # excavated rooms still to be turned up (chance)
+        # Spaces the acting player excavated whose rooms are still face down (bits; chance turns them up,
+        # lowest space first), so a deal knows which space's room is being turned up.
+        self.pending_spaces = 0
         self.pending_pile_reveals = 0      # solo draw-pile rooms still to be turned up (chance)
         self._history: list[int] = []
         self._reset_turn()
@@ -123,7 +124,7 @@ class ReferenceState(StateMixin):
     # Whose move
 
     def _chance_kind(self) -> int:
-        if self.pending_reveals or self.pending_pile_reveals:
+        if self.pending_spaces or self.pending_pile_reveals:
             return REVEAL_ROOM
         if self.round >= len(self._turns):
             return NO_CHANCE
@@ -149,9 +150,7 @@ class ReferenceState(StateMixin):
         return self._player_of_turn(self.turn)
 
     def _player_of_turn(self, turn: int) -> int:
-        if self._solo:
-            return 0
-        return self.starter if turn % 2 == 0 else 1 - self.starter
+        return player_of_turn(len(self.players), self.starter, turn)
 
     def turns_per_player(self) -> int:
         """Turns each player takes in the current round (also the per-turn food price)."""
@@ -176,8 +175,7 @@ class ReferenceState(StateMixin):
         return [(o, p) for o in outcomes]
 
     def _unrevealed_tiles(self, stage: int) -> list[int]:
-        return [t.index for t in rules().tiles
-                if t.stage == stage and (t.in_solo or not self._solo) and t.index not in self.revealed_tiles]
+        return [t for t in stage_tiles(stage, len(self.players)) if t not in self.revealed_tiles]
 
     def _apply_chance(self, outcome: int) -> None:
         kind = self._chance_kind()
@@ -191,8 +189,8 @@ class ReferenceState(StateMixin):
         else:  # REVEAL_ROOM: an excavated room first, then a draw-pile room
             self.pool &= ~(1 << outcome)
             self.display |= 1 << outcome
-            if self.pending_reveals:
-                self.pending_reveals -= 1
+            if self.pending_spaces:
+                self.pending_spaces &= self.pending_spaces - 1   # the lowest pending space's room
             else:
                 self.pending_pile_reveals -= 1
                 self.pile -= 1
@@ -666,7 +664,7 @@ class ReferenceState(StateMixin):
         for space in order:
             board.spaces[space] = EMPTY
             self.excavated += 1
-            self.pending_reveals += 1
+            self.pending_spaces |= 1 << space
             if rules().spaces[space].food_bonus:
                 self._gain(player, _single(FOOD, rules().spaces[space].food_bonus))
         if (self._solo and len(targets) == 1
@@ -759,7 +757,7 @@ class ReferenceState(StateMixin):
             "round": self.round, "turn": self.turn, "starter": self.starter,
             "revealed_tiles": list(self.revealed_tiles), "taken": self.taken, "display": self.display,
             "pool": self.pool, "removed": self.removed, "pile": self.pile,
-            "cavern_owner": self.cavern_owner, "pending_reveals": self.pending_reveals,
+            "cavern_owner": self.cavern_owner, "pending_spaces": self.pending_spaces,
             "pending_pile_reveals": self.pending_pile_reveals, "tile": self.tile,
             "slots_used": self.slots_used, "activation_left": self.activation_left,
             "activation_used": self.activation_used, "prospected": int(self.prospected),

@@ -345,3 +345,18 @@ def make_config(**params: Any) -> Config:
     base = rules().defaults.as_dict()
     base.update(params)
     return Config(**base)
+
+
+# The pieces of setup (rules section 3): the light rooms start face up in the display, the dark rooms face
+# down, one under each space that starts face down (two players: both boards; solo: the board, and the rest
+# form the draw pile). Three light rooms leave a solo game.
+LIGHT_ROOMS = tuple(r.index for r in rules().rooms[:NUM_ROOMS] if r.start_display)
+DARK_ROOMS = tuple(r.index for r in rules().rooms[:NUM_ROOMS] if not r.start_display)
+FACE_DOWN_SPACES = tuple(s.index for s in rules().spaces if s.initial == "face_down")
+SOLO_PILE_SIZE = len(DARK_ROOMS) - len(FACE_DOWN_SPACES)
+NUM_LIGHT_ROOMS_REMOVED_SOLO = 3
+
+
+def stage_tiles(stage: int, players: int) -> tuple[int, ...]:
+    """The action tiles of `stage` in a game of `players`, by index (solo leaves out the tiles not for solo)."""
+    return tuple(t.index for t in rules().tiles if t.stage == stage and (t.in_solo or players == 2))

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     game_class="cavekit.core.cvc.game:CaveVsCave",
     observation_encoder="cavekit.core.cvc.tensors:CvcObservationEncoder",
     evaluator="cavekit.search.cvc_heuristic:cvc_evaluate",
+    dealer="cavekit.core.cvc.deal",
     agents=("cavekit.search.cvc_greedy", "cavekit.search.cvc_mcts", "cavekit.search.cvc_turn_mcts",
             "cavekit.search.cvc_expectimax"),
     analysis="cavekit.analysis.cvc",

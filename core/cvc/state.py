@@ -1,19 +1,21 @@
 """What every Cave vs Cave state shares whichever engine computes it: results, notation, records, rendering.
 
-`StateMixin` gives the reference and compiled states the same results, notation, records and rendering on top of
-their `to_dict()`, `scores()` and `room_values()`. The engines import it from here, and `game.py` imports the
-engines, so nothing imports back.
+`StateMixin` gives the reference and compiled states the same results, notation, records, rendering and deal
+components of chance nodes on top of their `to_dict()`, `scores()` and `room_values()`. The engines import it
+from here, and `game.py` imports the engines, so nothing imports back.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..api import CHANCE, mask_of
+from ..deal import DealError
 from ..notation import parse_action, table_text
 from ..records import RecordedState
 from .actions import action_table, normalize_text
+from .deal import DRAW_PILE, REMOVED_LIGHT_ROOMS, ROOMS, START_PLAYER as START_PLAYER_COMPONENT, tiles_component
 from .render import render_state
-from .rules import NUM_ROOMS, rules
+from .rules import FACE_DOWN_SPACES, NUM_ROOMS, SOLO_PILE_SIZE, rules
 
 # The kinds of chance node (what the next chance outcome decides); both engines use these codes.
 NO_CHANCE, REVEAL_ROOM, START_PLAYER, REMOVE_LIGHT_ROOM, REVEAL_TILE = range(5)
@@ -61,6 +63,13 @@ class StateMixin(RecordedState):
             return None
         return 0 if r[0] > r[1] else 1
 
+    def chance_component(self) -> tuple[str, int]:
+        """The deal component this chance node draws from and which of its items (`cavekit.core.deal`)."""
+        kind = self._chance_kind()  # type: ignore[attr-defined]
+        if kind not in _CHANCE_COMPONENTS:
+            raise DealError("the position is not a chance node, so it draws from no deal component")
+        return _CHANCE_COMPONENTS[kind](self._game.num_players, self.to_dict())  # type: ignore[attr-defined]
+
     def legal_actions_mask(self) -> list[int]:
         """1 for each legal action id, 0 elsewhere (length num_distinct_actions)."""
         return mask_of(self.legal_actions(), self._game.num_distinct_actions)  # type: ignore[attr-defined]
@@ -92,6 +101,37 @@ class StateMixin(RecordedState):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} cvc players={self._game.num_players} history={len(self.history())} actions>"  # type: ignore[attr-defined]
 
+
+def player_of_turn(players: int, starter: int, turn: int) -> int:
+    """The seat that plays turn `turn` of a round (both players' turns counted) when `starter` starts it."""
+    if players == 1:
+        return 0
+    return starter if turn % 2 == 0 else 1 - starter
+
+
+def _room_item(players: int, d: dict[str, Any]) -> tuple[str, int]:
+    # A room under an excavated space (turned up lowest space first), else the top of the solo draw pile.
+    pending = d["pending_spaces"]
+    if pending:
+        seat = player_of_turn(players, d["starter"], d["turn"])
+        space = (pending & -pending).bit_length() - 1
+        return ROOMS, seat * len(FACE_DOWN_SPACES) + FACE_DOWN_SPACES.index(space)
+    return DRAW_PILE, SOLO_PILE_SIZE - d["pile"]
+
+
+def _tile_item(players: int, d: dict[str, Any]) -> tuple[str, int]:
+    # Round r turns up the next tile of its stage: as many of that stage's tiles are face up already.
+    stage = rules().stages[players][d["round"]]
+    return tiles_component(stage), sum(rules().tiles[t].stage == stage for t in d["revealed_tiles"])
+
+
+# What each kind of chance node draws: (component, item) from the player count and the position's to_dict().
+_CHANCE_COMPONENTS = {
+    START_PLAYER: lambda players, d: (START_PLAYER_COMPONENT, 0),
+    REMOVE_LIGHT_ROOM: lambda players, d: (REMOVED_LIGHT_ROOMS, bin(d["removed"]).count("1")),
+    REVEAL_TILE: _tile_item,
+    REVEAL_ROOM: _room_item,
+}
 
 
 def _chance_text(state: Any, outcome: int) -> str:

@@ -43,7 +43,7 @@ class CvcObservationEncoder:
             Piece("display", self._rooms, 0, 1), Piece("pool", self._rooms, 0, 1),
             Piece("removed", self._rooms, 0, 1), Piece("pile", 1, 0, self._rooms),
             Piece("cavern_owner", players, 0, 1),
-            Piece("pending_reveals", 1, 0, NUM_SPACES), Piece("pending_pile_reveals", 1, 0, self._rooms),
+            Piece("pending_spaces", NUM_SPACES, 0, 1), Piece("pending_pile_reveals", 1, 0, self._rooms),
             Piece("tile", self._tiles, 0, 1), Piece("slots_used", self._slots, 0, 1),
             Piece("activation_left", 1, 0, self._rooms_with_entrance),
             Piece("activation_used", self._rooms_with_entrance, 0, 1),
@@ -102,7 +102,7 @@ class CvcObservationEncoder:
         bits(d["removed"], self._rooms)
         number(d["pile"])
         one_hot(d["cavern_owner"], self._players)
-        number(d["pending_reveals"])
+        bits(d["pending_spaces"], NUM_SPACES)
         number(d["pending_pile_reveals"])
         one_hot(d["tile"], self._tiles)
         bits(d["slots_used"], self._slots)
