@@ -14,6 +14,7 @@ import contextlib
 import math
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -308,16 +309,30 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         tables: dict[int, pa.Table] = {}
         if calls:
             with _runner(backend, jobs, address) as play_chunks:
-                for result in play_chunks(calls):
-                    if writer is not None:
-                        assert result.decisions is not None     # tasks record decisions whenever we store
-                        writer.write_chunk(result.index, result.games, result.decisions, result.decision_rows)
-                    else:
-                        tables[result.index] = pq.read_table(pa.BufferReader(result.games))
-                    bar.update(len(run.chunk_range(result.index)))
+                stream = play_chunks(calls)
+                try:
+                    for result in stream:
+                        if writer is not None:
+                            assert result.decisions is not None     # tasks record decisions whenever we store
+                            writer.write_chunk(result.index, result.games, result.decisions, result.decision_rows)
+                        else:
+                            tables[result.index] = pq.read_table(pa.BufferReader(result.games))
+                        bar.update(len(run.chunk_range(result.index)))
+                finally:
+                    _close_quietly(stream)
     if out is not None:
         return load_games(out)
     return pa.concat_tables([tables[k] for k in sorted(tables)]).to_pandas()
+
+
+def _close_quietly(stream: Iterator[ChunkResult]) -> None:
+    """Close a chunk stream now, without joblib's warning about the tasks an interrupted run leaves behind
+    (the caller says what was saved; left to the garbage collector, the warning would come after that)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*tasks .*(cancelled|not used)", category=UserWarning)
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
 
 
 def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:

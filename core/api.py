@@ -92,15 +92,6 @@ def as_action(action: Any) -> int | None:
         return None
 
 
-def resolve_chance_from_seed(state: Any, seed: int | None) -> Any:
-    """Play `state`'s chance nodes from `seed` until a player is to move (nothing when `seed` is None)."""
-    if seed is not None:
-        rng = np.random.default_rng(seed)
-        while state.current_player() == CHANCE:
-            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-    return state
-
-
 def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
     """Pick the outcome whose cumulative probability first exceeds `u` in [0, 1)."""
     total = 0.0

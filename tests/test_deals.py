@@ -35,7 +35,9 @@ def test_every_game_deals_the_same_components_for_the_same_seed(spec):
     for players in small_counts(spec):
         game = load_game(spec.name, players=players)
         first, again, other = new_deal(game, 11), new_deal(game, 11), new_deal(game, 12)
-        assert first == again and first.components != other.components
+        assert first == again
+        # Caverna solo has nothing to shuffle (fixed card order, no markers): its deal is empty.
+        assert first.components != other.components or not any(first.components.values())
         assert first.scheme == deal_scheme(game) and first.players == players and first.seed == 11
         assert Deal.from_json(first.to_json()) == first
         reference = load_game(spec.name, players=players, engine=spec.engines[-1])
