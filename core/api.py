@@ -10,7 +10,6 @@ from __future__ import annotations
 import operator
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-import numpy as np
 
 CHANCE = -1
 TERMINAL = -4

@@ -15,7 +15,7 @@ import pytest
 from cavekit.core import load_game
 from cavekit.core.api import CHANCE
 from cavekit.core.cavum.rules import CHOICES, rules
-from cavekit.core.deal import Deal, DealError, describe, new_deal, resolve_chance
+from cavekit.core.deal import Deal, describe, new_deal, resolve_chance
 
 from agent_play import play_with_agents, replayed
 from test_cavum_compiled import OPTIONS, assert_same_game, both, choose
@@ -107,16 +107,6 @@ def test_every_draw_of_dealt_games_takes_the_next_card_of_the_order_deck(engine)
                                   rich=seed % 3 == 0)
         assert state.is_terminal()
         assert drawn == [("order_deck", k) for k in range(CARDS)], "the deck is turned up card by card"
-
-
-def test_a_chance_component_is_named_only_at_chance_nodes():
-    game = load_game("cavum", players=2)
-    state = game.new_initial_state(seed=3)
-    assert state.current_player() >= 0
-    with pytest.raises(DealError):
-        state.chance_component()
-    with pytest.raises(DealError):
-        new_deal(game, 3).outcome(state)
 
 
 # -- a seed fixes the deal -------------------------------------------------------------------------------

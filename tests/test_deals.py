@@ -52,6 +52,17 @@ def test_a_seeded_initial_state_is_the_setup_of_that_seeds_deal(spec):
     assert game.new_initial_state(5).current_player() != CHANCE
 
 
+@pytest.mark.parametrize("spec", game_specs(), ids=lambda s: s.name)
+def test_a_chance_component_is_named_only_at_chance_nodes(spec):
+    game = load_game(spec.name, players=spec.default_players)
+    state = game.new_initial_state(seed=3)
+    assert state.current_player() >= 0
+    with pytest.raises(DealError):
+        state.chance_component()
+    with pytest.raises(DealError, match="not a chance node"):
+        new_deal(game, 3).outcome(state)
+
+
 def test_a_deal_is_described_component_by_component():
     game = load_game("cvc", players=2)
     text = describe(game, new_deal(game, 3))

@@ -19,8 +19,7 @@ import pytest
 
 from cavekit.core import load_game
 from cavekit.core.api import CHANCE
-from cavekit.core.deal import Deal, DealError, describe, new_deal, resolve_chance
-from cavekit.core.pairs.rules import rules
+from cavekit.core.deal import Deal, describe, new_deal, resolve_chance
 from cavekit.core.pairs.state import KIND_BURN, KIND_CAVE, KIND_DEAL, KIND_DEALER, KIND_PLAY, KIND_REFILL, KIND_STRIDE
 
 from agent_play import play_with_agents, replayed
@@ -162,16 +161,6 @@ def test_every_chance_node_of_dealt_games_draws_the_next_card_of_its_rounds_deck
             assert indices == list(range(len(indices))), f"{name} is drawn item by item from the first"
         assert state.is_terminal()
     assert games == 70
-
-
-def test_a_chance_component_is_named_only_at_chance_nodes():
-    game = load_game("pairs", players=2, first_dealer=0)
-    state = game.new_initial_state(seed=3)
-    assert state.current_player() >= 0
-    with pytest.raises(DealError):
-        state.chance_component()
-    with pytest.raises(DealError):
-        new_deal(game, 3).outcome(state)
 
 
 # -- a seed fixes the deal -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import render_test
 
 from cavekit.core import ConfigError, IllegalActionError, load_game
-from cavekit.core.api import sample_chance_outcome
+from cavekit.core.deal import DEAL_SEED_LIMIT, new_deal, resolve_chance
 from cavekit.core.pettingzoo import env as make_env
 from cavekit.core.pettingzoo import raw_env
 
@@ -71,13 +71,12 @@ def test_action_mask_is_the_legal_actions_of_the_agent_to_move_only():
 
 
 def _setup_from(game, rng) -> list[int]:
-    state = game.new_initial_state()
-    while state.current_player() < 0:
-        state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-    return state.history()
+    """The setup of the deal whose seed is the generator's next draw (as the env draws it)."""
+    deal = new_deal(game, int(rng.integers(DEAL_SEED_LIMIT)))
+    return resolve_chance(game.new_initial_state(), deal).history()
 
 
-def test_chance_is_resolved_inside_the_env_from_its_seed():
+def test_each_game_is_played_on_a_deal_drawn_from_the_envs_seed():
     game = load_game("cvc")
     env = raw_env("cvc")
     env.reset(seed=5)
@@ -90,6 +89,17 @@ def test_chance_is_resolved_inside_the_env_from_its_seed():
     fresh.reset()
     assert fresh.game_state.history() == _setup_from(game, np.random.default_rng(0))
     assert len({tuple(_setup_from(game, np.random.default_rng(seed))) for seed in range(8)}) > 1
+
+
+def test_the_same_seed_deals_the_same_tiles_whatever_the_agents_play():
+    tiles = []
+    for pick in (0, -1):                                 # two different lines of play
+        env = raw_env("cvc")
+        env.reset(seed=9)
+        while not env.game_state.is_terminal():
+            env.step(env.game_state.legal_actions()[pick])
+        tiles.append(env.game_state.to_dict()["revealed_tiles"])
+    assert tiles[0] == tiles[1]
 
 
 def test_illegal_and_missing_actions_are_refused_and_leave_the_game_unchanged():
