@@ -26,21 +26,28 @@ temporary folder and runs the compiled-versus-reference tests on it.
 import os
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 PACKAGE_DIRS = {"cavekit": "cavekit", "cavekit.core": "core", "cavekit.search": "search",
                 "cavekit.analysis": "analysis"}
 
 
 def packages() -> list[str]:
+    """Every package under the mapped folders, folders without `__init__.py` included: the `data` folders
+    are (namespace) packages of data files, so setuptools installs them and warns of nothing."""
     found = []
     for package, folder in PACKAGE_DIRS.items():
         found.append(package)
-        for init in sorted(Path(folder).rglob("__init__.py")):
-            relative = init.parent.relative_to(folder)
-            if relative.parts:
-                found.append(".".join((package, *relative.parts)))
+        found += [f"{package}.{sub}" for sub in find_namespace_packages(folder, exclude=["*__pycache__*"])]
     return found
+
+
+def package_data(found: list[str]) -> dict[str, list[str]]:
+    """Package data by pattern, so that a new game's files need no entry here: every file of a `data` folder
+    (rules JSON, tables, weights, web assets; a folder inside one too), and the Cython declarations (`.pxd`)
+    of every package, for code that cimports the engines."""
+    data = {package: ["*"] for package in found if "data" in package.split(".")}
+    return {"": ["*.pxd"], **data}
 
 
 def cython_include_dir() -> str:
@@ -78,6 +85,7 @@ def mode_changed() -> bool:
 
 
 def extensions() -> list[Extension]:
+    """One extension module per `.pyx` file under the mapped folders, cythonized with `DIRECTIVES`."""
     modules = []
     for package, folder in PACKAGE_DIRS.items():
         for pyx in sorted(Path(folder).rglob("*.pyx")):
@@ -85,20 +93,25 @@ def extensions() -> list[Extension]:
             modules.append(Extension(name, [str(pyx)], extra_compile_args=COMPILE_ARGS,
                                      extra_link_args=LINK_ARGS))
     if not modules:
-        return []
+        # Never a wheel without its engines (an sdist without its `.pyx` files once built a pure-Python one).
+        raise SystemExit("setup.py: no .pyx sources under core/, search/ or analysis/: this source tree or sdist "
+                         "is incomplete")
     from Cython.Build import cythonize
     return cythonize(modules, include_path=[cython_include_dir()], compiler_directives=DIRECTIVES,
                      force=mode_changed())
 
 
-setup(
-    package_dir=PACKAGE_DIRS,
-    packages=packages(),
-    package_data={"cavekit.core": ["*.pxd"],
-                  "cavekit.core.cvc": ["data/*.json", "*.pxd"],
-                  "cavekit.core.pairs": ["data/*.json", "*.pxd"],
-                  "cavekit.core.caverna": ["data/*.json"],
-                  "cavekit.core.cavum": ["data/*.json", "*.pxd"]},
-    ext_modules=extensions(),
-    zip_safe=False,
-)
+# Guarded so that tests can read this configuration (`runpy.run_path`) without building; setuptools and
+# `python setup.py` run this file as __main__.
+if __name__ == "__main__":
+    PACKAGES = packages()
+    setup(
+        package_dir=PACKAGE_DIRS,
+        packages=PACKAGES,
+        package_data=package_data(PACKAGES),
+        # The wheel holds the packages' modules and the patterns above, not whatever else MANIFEST.in puts in
+        # the sdist (the `.pyx` sources); the compiled modules come from `ext_modules`.
+        include_package_data=False,
+        ext_modules=extensions(),
+        zip_safe=False,
+    )
