@@ -120,12 +120,15 @@ def code_version() -> dict[str, Any]:
         version = None
     source = Path(__file__).resolve().parent.parent
     commit = dirty = None
+    # Only a checkout's own repository: installed from a wheel or sdist, `source` is site-packages/cavekit, and
+    # a repository around it (a virtual environment inside some checkout) would not be cavekit's.
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip() or None
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=source,
-                                capture_output=True, text=True, timeout=10, check=True).stdout
-        dirty = bool(status.strip())
+        if (source / ".git").exists():
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True,
+                                    timeout=10, check=True).stdout.strip() or None
+            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=source,
+                                    capture_output=True, text=True, timeout=10, check=True).stdout
+            dirty = bool(status.strip())
     except (OSError, subprocess.SubprocessError):
         pass
     return {"cavekit": version, "git_commit": commit, "git_dirty": dirty}
