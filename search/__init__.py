@@ -3,18 +3,14 @@
 The generic agents (random, greedy, mcts, expectimax) are defined here; every registered game's own agents
 are registered by importing the modules its spec lists under `agents`.
 """
-import importlib
-
 from ..core.registry import game_specs
 from . import mcts  # noqa: F401  (registers "mcts")
-from .agent import Agent, RandomAgent, agent_names, make_agent, register_agent
+from .agent import Agent, RandomAgent, agent_names, import_agent_modules, make_agent, register_agent
 from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
 from .turn_search import TurnSearch
 
-for _spec in game_specs():
-    for _module in _spec.agents:
-        importlib.import_module(_module)
+import_agent_modules(module for spec in game_specs() for module in spec.agents)
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "make_agent",
            "register_agent"]

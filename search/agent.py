@@ -5,11 +5,14 @@ notebooks all name agents this way.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+import importlib
+import logging
+from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
 
 from ..core.api import CHANCE, ConfigError, Game, State
+from ..core.compiled_modules import REBUILD, missing_compiled_module
 
 
 class Agent(Protocol):
@@ -63,6 +66,35 @@ def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, 
 
 register_agent("random", RandomAgent, {})
 
+# Agent modules left out because a compiled module they need cannot be imported: module -> that module.
+_LEFT_OUT: dict[str, str] = {}
+
+
+def import_agent_modules(modules: Iterable[str]) -> None:
+    """Import the modules that register agents. One that needs a compiled module that cannot be imported is
+    left out, so the other agents and the reference engines stay usable: one line on the `cavekit` logger
+    (printed to stderr when logging is not set up) names them, and `make_agent` says why their agents are
+    unknown. Any other import error is raised."""
+    left_out = {}
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            missing = missing_compiled_module(error)
+            if missing is None:
+                raise
+            left_out[module] = missing
+    if left_out:
+        _LEFT_OUT.update(left_out)
+        logging.getLogger("cavekit").warning("cavekit: %s", _left_out_text(left_out))
+
+
+def _left_out_text(left_out: dict[str, str]) -> str:
+    """What is left out and why, and how to rebuild, in one line."""
+    missing = ", ".join(sorted(set(left_out.values())))
+    return (f"compiled modules cannot be imported: {missing}; the agents that need them are left out (the "
+            f"reference engines and the other agents work); {REBUILD}")
+
 
 def agent_names(game_name: str | None = None) -> list[str]:
     """Every registered agent, or those that play the game called `game_name`."""
@@ -88,7 +120,9 @@ def make_agent(spec: str, game: Game, seed: int | np.random.SeedSequence | None 
     """Build an agent from its spec string; unknown agents and options get a ConfigError saying what exists."""
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
-        raise ConfigError(f"unknown agent {name!r} in spec {spec!r}; available agents: {', '.join(agent_names())}")
+        left_out = f"; {_left_out_text(_LEFT_OUT)}" if _LEFT_OUT else ""
+        raise ConfigError(f"unknown agent {name!r} in spec {spec!r}; available agents: {', '.join(agent_names())}"
+                          f"{left_out}")
     factory, option_types, plays = _AGENTS[name]
     if plays is not None and plays != game.name:
         raise ConfigError(f"agent {name!r} plays {plays} only, not {game.name}; agents for {game.name}: "

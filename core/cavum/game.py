@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..api import CHANCE, ConfigError
+from ..compiled_modules import compiled_engine
 from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
@@ -29,6 +30,7 @@ class Cavum:
         self.config: Config = make_config(players, **params)
         self.num_players = players
         self.engine = engine
+        self._state_class()      # a compiled engine that is not built fails here, when the game is loaded
         r = rules()
         self.num_distinct_actions = len(action_table())
         self.max_chance_outcomes = len(r.order_cards)
@@ -93,8 +95,7 @@ class Cavum:
 
     def _state_class(self) -> type:
         if self.engine == "compiled":
-            from .compiled import CompiledState
-            return CompiledState
+            return compiled_engine(__package__, self.name)
         from .reference import ReferenceState
         return ReferenceState
 

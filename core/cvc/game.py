@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api import CHANCE, ConfigError
+from ..compiled_modules import compiled_engine
 from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
@@ -29,6 +30,7 @@ class CaveVsCave:
             raise ConfigError(f"unknown engine {engine!r} for cvc; available engines: {', '.join(ENGINES)}")
         self.num_players = players
         self.engine = engine
+        self._state_class()      # a compiled engine that is not built fails here, when the game is loaded
         self.config: Config = make_config(**params)
         if players == 1 and self.config.banned_rooms_p1:
             raise ConfigError("banned_rooms_p1 names rooms for seat 1, but a solo game has only seat 0")
@@ -61,8 +63,7 @@ class CaveVsCave:
 
     def _state_class(self) -> type:
         if self.engine == "compiled":
-            from .compiled import CompiledState
-            return CompiledState
+            return compiled_engine(__package__, self.name)
         from .reference import ReferenceState
         return ReferenceState
 

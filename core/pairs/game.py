@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..api import ConfigError
+from ..compiled_modules import compiled_engine
 from ..deal import setup_from_seed
 from ..records import read_record
 from .rules import NUM_RANKS, Config, make_config, rules
@@ -30,6 +31,7 @@ class ThePairsCave:
         self.config: Config = make_config(players, **params)
         self.num_players = players
         self.engine = engine
+        self._state_class()      # a compiled engine that is not built fails here, when the game is loaded
         c = self.config
         # Every card leaves the deck at most once per round (one chance node each), plus one play per hand card.
         self.max_game_length = 1 + c.num_rounds * (rules().total + players * c.hand_size)
@@ -77,8 +79,7 @@ class ThePairsCave:
 
     def _state_class(self) -> type:
         if self.engine == "compiled":
-            from .compiled import CompiledState
-            return CompiledState
+            return compiled_engine(__package__, self.name)
         from .reference import ReferenceState
         return ReferenceState
 
