@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from ..core.api import CHANCE, ConfigError, Game
-from ..core.deal import Deal, deal_scheme, deal_seed, new_deal
+from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
 from ..core.registry import load_game
 from ..search.agent import make_agent
 from .decisions import DecisionRecorder
@@ -42,7 +42,7 @@ AUTO_CHUNKS_PER_RUN = 32
 MAX_AUTO_CHUNK_SIZE = 1000
 
 
-def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence, deal: Deal,
+def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence, deal: Deal | ChanceStream,
               recorder: DecisionRecorder | None = None) -> dict[str, Any]:
     """Play one game on `deal`; `agent_specs[p]` plays seat p, seeded from `seed`. Returns one result row;
     `recorder` gets each decision.
@@ -120,7 +120,7 @@ def _play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int
     child = np.random.SeedSequence(seed, spawn_key=(index,))
     if recorder is not None:
         recorder.game_index = index
-    row = play_game(game, seats, child, new_deal(game, deal_seed(seed, deal_index)), recorder)
+    row = play_game(game, seats, child, deal_for_play(game, deal_seed(seed, deal_index)), recorder)
     row["game"] = index
     row["deal"] = deal_index
     return row
@@ -251,14 +251,16 @@ def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
 
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
               jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
-              address: str | None = None, duplicate: bool = False, **game_params: Any) -> pd.DataFrame:
+              address: str | None = None, duplicate: bool = False, repair: bool = False,
+              **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
     A solo game may name several agents: game i is then played by agent i mod their number. Game i is played
     on deal (seed, i), or with `duplicate` on deal (seed, i // k) with seat rotation i mod k, k the number of
     seat assignments (`seat_assignments`), so every deal is played with every assignment and the results
     pair over deals; `games` must then be a multiple of k. The rows are the same for any `jobs`, `backend`
-    and `chunk_size`. `backend` is "loky" (processes on this machine, the default), "dask" or
+    and `chunk_size` (so a resume keeps the folder's chunk size, whatever is asked). `repair` lets a resume
+    set damaged chunks aside and play their games again instead of refusing the folder. `backend` is "loky" (processes on this machine, the default), "dask" or
     "ray"; `jobs` is the number of worker processes (for dask and ray: of the local cluster started when
     no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
     finished chunk is stored in that results folder, and calling again with the same arguments resumes an
@@ -294,11 +296,18 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     with contextlib.ExitStack() as stack:
         writer = None
         if out is not None:
-            writer = stack.enter_context(ResultsWriter(out, run, game.num_players, getattr(game, "engine", None)))
+            writer = stack.enter_context(ResultsWriter(out, run, game.num_players, getattr(game, "engine", None),
+                                                       repair=repair))
+            run = writer.spec
         todo = writer.missing_chunks() if writer else list(range(run.num_chunks))
         done = writer.games_done if writer else 0
         if writer is not None and writer.resumed and progress:
-            print(f"resuming {out}: {done} of {games} games already stored", file=sys.stderr)
+            notes = [f"resuming {out}: {done} of {games} games already stored"]
+            if writer.adopted_chunk_size:
+                notes.append(f"in the folder's chunks of {run.chunk_size} games")
+            if writer.set_aside:
+                notes.append(f"chunk(s) {', '.join(map(str, writer.set_aside))} set aside, to be played again")
+            print("; ".join(notes), file=sys.stderr)
         with_outcomes = writer.with_outcomes if writer is not None else True
         decision_columns = writer.decision_columns if writer is not None else None
         calls = [(game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, k,
