@@ -234,3 +234,14 @@ def test_a_duplicate_match_with_an_odd_number_of_games_is_refused_in_one_line():
     result = cavekit("match", "cvc", "--agents", "random", "random", "--games", "3", "--duplicate", "--quiet")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "multiple of 2, not 3" in result.stderr
+
+
+def test_the_report_says_how_games_were_dealt_and_pairs_a_duplicate_run(tmp_path):
+    from cavekit.analysis.report import build_report
+    run_match("cvc", ["random", "greedy"], 4, seed=2, progress=False, out=tmp_path / "dup", duplicate=True)
+    page = build_report(tmp_path / "dup")
+    assert "duplicate: every deal played with every seat assignment (deal scheme 1)" in page
+    assert "Paired over deals" in page and "--duplicate" in page
+    run_match("cvc", ["random", "greedy"], 2, seed=2, progress=False, out=tmp_path / "plain")
+    page = build_report(tmp_path / "plain")
+    assert "one deal per game (deal scheme 1)" in page and "Paired over deals" not in page
