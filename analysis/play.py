@@ -424,15 +424,20 @@ class PlaySession:
             self.say(verdict)
         while True:
             answer = self.ask("Save the game record? Type a file name, or press Enter (or no) to skip: ")
-            # A person who types a command out of habit ("quit", "no") means "don't save", not a file name.
+            # A person who types a command out of habit ("quit", "no") means "don't save", not a file name,
+            # and "yes" means "save", which still needs a name: offer one.
             if not answer or answer.lower() in SKIP_SAVE_ANSWERS:
                 self.say("not saved")
                 return
+            if answer.lower() in YES_ANSWERS:
+                suggested = f"{self.game.name}-seed{self.seed}.json"
+                answer = self.ask(f"File name (Enter for {suggested}): ") or suggested
             if self._save(answer):
                 return
 
 
 SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")
+YES_ANSWERS = ("y", "yes")
 
 
 def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:
