@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -34,6 +36,12 @@ from .outcomes import outcome_values
 from .paired import first_player_paired, is_paired, paired_differences, score_rate_over_deals
 from .results import ResultsWriter, RunSpec, games_schema, load_games
 from .stats import seat_count, wilson_interval
+
+try:
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    WORKER_DEATHS: tuple[type[BaseException], ...] = (TerminatedWorkerError,)
+except ImportError:         # a joblib without loky
+    WORKER_DEATHS = ()
 
 BACKENDS = ("loky", "dask", "ray")
 # Automatic chunk size: about this many chunks per run (enough to balance the load over a few workers
@@ -163,6 +171,35 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
     return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(decisions), len(recorder))
 
 
+_WATCHED_PARENT: int | None = None
+PARENT_CHECK_SECONDS = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a worker process started by `parent`, end the process soon after `parent` dies.
+
+    A batch's main process killed outright (kill -9) cannot tell its loky workers to stop, and they would
+    otherwise wait, idle, for minutes; a worker whose parent is gone is re-parented, which a thread notices.
+    """
+    global _WATCHED_PARENT
+    if _WATCHED_PARENT == parent or os.getppid() != parent:    # watching already, or not a direct child
+        return
+    _WATCHED_PARENT = parent
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="cavekit-parent-watch", daemon=True).start()
+
+
+def _play_chunk_in_worker(parent: int, *call: Any) -> ChunkResult:
+    """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does."""
+    _exit_with_parent(parent)
+    return play_chunk(*call)
+
+
 def default_chunk_size(games: int) -> int:
     """Games per chunk when none is given: about 32 chunks per run, at most 1000 games each."""
     return max(1, min(MAX_AUTO_CHUNK_SIZE, math.ceil(games / AUTO_CHUNKS_PER_RUN)))
@@ -188,8 +225,9 @@ def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
         if jobs == 1:
             yield lambda calls: (play_chunk(*call) for call in calls)
             return
+        parent = os.getpid()
         yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", batch_size=1)(
-            delayed(play_chunk)(*call) for call in calls)
+            delayed(_play_chunk_in_worker)(parent, *call) for call in calls)
         return
 
     if backend == "dask":
@@ -327,6 +365,12 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
                         else:
                             tables[result.index] = pq.read_table(pa.BufferReader(result.games))
                         bar.update(len(run.chunk_range(result.index)))
+                except WORKER_DEATHS:
+                    raise ConfigError("a worker process died while playing (killed from outside, out of memory, "
+                                      "or crashed); "
+                                      + ("the finished chunks are saved: run the same command to resume"
+                                         if out is not None else "nothing was kept (a match keeps results with "
+                                         "--out)")) from None
                 finally:
                     _close_quietly(stream)
     if out is not None:
