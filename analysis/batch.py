@@ -152,15 +152,21 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
                duplicate: bool, index: int, first_game: int, stop_game: int, record_decisions: bool,
-               with_outcomes: bool = True, decision_columns: Sequence[str] | None = None) -> ChunkResult:
+               with_outcomes: bool = True, decision_columns: Sequence[str] | None = None,
+               on_game: Callable[[int], None] | None = None) -> ChunkResult:
     """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch.
 
     `with_outcomes=False` leaves the game's outcome columns out, and `decision_columns` keeps only those
-    decision columns (both to resume a folder written before the game had the others).
+    decision columns (both to resume a folder written before the game had the others). `on_game(index)` is
+    called after each game (for progress).
     """
     game = load_game(game_name, **game_params)
     recorder = DecisionRecorder(game) if record_decisions else None
-    rows = [_play_numbered(game, agent_specs, seed, i, duplicate, recorder) for i in range(first_game, stop_game)]
+    rows = []
+    for i in range(first_game, stop_game):
+        rows.append(_play_numbered(game, agent_specs, seed, i, duplicate, recorder))
+        if on_game is not None:
+            on_game(index)
     schema = games_schema(game.num_players, game_name if with_outcomes else None)
     games = pa.Table.from_pylist(rows, schema=schema)
     if recorder is None:
@@ -194,10 +200,62 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="cavekit-parent-watch", daemon=True).start()
 
 
-def _play_chunk_in_worker(parent: int, *call: Any) -> ChunkResult:
-    """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does."""
+def _play_chunk_in_worker(parent: int, finished: Any, *call: Any) -> ChunkResult:
+    """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does;
+    each finished game puts its chunk's index on the `finished` queue (if any) for the progress bar."""
     _exit_with_parent(parent)
-    return play_chunk(*call)
+    return play_chunk(*call, on_game=None if finished is None else finished.put)
+
+
+class GameProgress:
+    """A progress bar that advances per finished game, whichever worker finished it, and per stored chunk."""
+
+    def __init__(self, bar: Any, run: RunSpec):
+        self.bar, self.run = bar, run
+        self._counted: dict[int, int] = {}
+        self._stored: set[int] = set()
+        self._lock = threading.Lock()       # games are counted from a queue-draining thread too
+
+    def game_done(self, chunk: int) -> None:
+        """One game of `chunk` finished (news that comes after the chunk was stored is already counted)."""
+        with self._lock:
+            if chunk not in self._stored:
+                self._counted[chunk] = self._counted.get(chunk, 0) + 1
+                self.bar.update(1)
+
+    def chunk_done(self, chunk: int) -> None:
+        """`chunk` is stored: count whatever of its games were not counted one by one."""
+        with self._lock:
+            self._stored.add(chunk)
+            self.bar.update(len(self.run.chunk_range(chunk)) - self._counted.pop(chunk, 0))
+
+
+@contextlib.contextmanager
+def _finished_games_queue(progress: GameProgress | None) -> Iterator[Any]:
+    """A queue that worker processes put a chunk index on per finished game, drained into `progress` by a
+    thread; None when there is no bar to drive. The queue lives in a manager process that, like the
+    workers, ends when this process dies."""
+    if progress is None:
+        yield None
+        return
+    from multiprocessing.managers import SyncManager
+    manager = SyncManager()
+    manager.start(_exit_with_parent, (os.getpid(),))
+    finished = manager.Queue()
+
+    def drain() -> None:
+        while (chunk := finished.get()) is not None:
+            progress.game_done(chunk)
+
+    thread = threading.Thread(target=drain, name="cavekit-progress", daemon=True)
+    thread.start()
+    try:
+        yield finished
+    finally:
+        with contextlib.suppress(OSError, EOFError):
+            finished.put(None)
+            thread.join(timeout=5)
+        manager.shutdown()
 
 
 def default_chunk_size(games: int) -> int:
@@ -214,8 +272,9 @@ def _missing_extra(backend: str, module: str) -> ConfigError:
 
 
 @contextlib.contextmanager
-def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
-    """A function that plays chunk tasks on `backend` and yields each result as soon as it is ready."""
+def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress | None = None) -> Iterator[Runner]:
+    """A function that plays chunk tasks on `backend` and yields each result as soon as it is ready; on this
+    machine (loky) `progress` hears of every finished game, on a cluster of every finished chunk."""
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "loky":
@@ -223,11 +282,14 @@ def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
             raise ConfigError("the loky backend runs on this machine only; a cluster address needs "
                               "backend 'dask' or 'ray'")
         if jobs == 1:
-            yield lambda calls: (play_chunk(*call) for call in calls)
+            on_game = None if progress is None else progress.game_done
+            yield lambda calls: (play_chunk(*call, on_game=on_game) for call in calls)
             return
         parent = os.getpid()
-        yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", batch_size=1)(
-            delayed(_play_chunk_in_worker)(parent, *call) for call in calls)
+        with _finished_games_queue(progress) as finished:
+            yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                                         batch_size=1)(
+                delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
         return
 
     if backend == "dask":
@@ -354,8 +416,9 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
                                        desc=f"{game_name} match", smoothing=0.1))
         tables: dict[int, pa.Table] = {}
+        counter = GameProgress(bar, run)
         if calls:
-            with _runner(backend, jobs, address) as play_chunks:
+            with _runner(backend, jobs, address, counter if progress else None) as play_chunks:
                 stream = play_chunks(calls)
                 try:
                     for result in stream:
@@ -364,7 +427,7 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
                             writer.write_chunk(result.index, result.games, result.decisions, result.decision_rows)
                         else:
                             tables[result.index] = pq.read_table(pa.BufferReader(result.games))
-                        bar.update(len(run.chunk_range(result.index)))
+                        counter.chunk_done(result.index)
                 except WORKER_DEATHS:
                     raise ConfigError("a worker process died while playing (killed from outside, out of memory, "
                                       "or crashed); "

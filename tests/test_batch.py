@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -221,9 +222,11 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
-def test_the_workers_of_a_killed_batch_end_with_it(tmp_path):
+@pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "with progress"])
+def test_the_workers_of_a_killed_batch_end_with_it(tmp_path, quiet):
+    # With a progress bar a manager process relays finished games: it must end with the batch too.
     command = [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
-               "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", "--quiet",
+               "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", *quiet,
                "--out", str(tmp_path / "run")]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
@@ -258,3 +261,15 @@ def test_a_worker_killed_from_outside_ends_the_match_in_one_line(tmp_path):
     assert stderr.strip() == ("cavekit: error: a worker process died while playing (killed from outside, out of "
                               "memory, or crashed); the finished chunks are saved: run the same command to resume")
     assert json.loads((out / "manifest.json").read_text())["games_done"] >= 8
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_progress_bar_counts_every_game_not_only_every_chunk(jobs):
+    # greedy: games slow enough (about 0.4 s) for the bar, which redraws at most ten times a second.
+    result = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "greedy",
+                             "greedy", "--games", "6", "--chunk-size", "6", "--jobs", jobs],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    counts = [int(m) for m in re.findall(r"\| (\d+)/6 \[", result.stderr)]
+    # One chunk of six games: a bar that moved per chunk would jump from 0 to 6.
+    assert {1, 2, 3, 4, 5, 6} <= set(counts) and max(counts) == 6
