@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -26,7 +28,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from ..core.api import CHANCE, ConfigError, Game
-from ..core.deal import Deal, deal_scheme, deal_seed, new_deal
+from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
 from ..core.registry import load_game
 from ..search.agent import make_agent
 from .decisions import DecisionRecorder
@@ -35,6 +37,12 @@ from .paired import first_player_paired, is_paired, paired_differences, score_ra
 from .results import ResultsWriter, RunSpec, games_schema, load_games
 from .stats import seat_count, wilson_interval
 
+try:
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    WORKER_DEATHS: tuple[type[BaseException], ...] = (TerminatedWorkerError,)
+except ImportError:         # a joblib without loky
+    WORKER_DEATHS = ()
+
 BACKENDS = ("loky", "dask", "ray")
 # Automatic chunk size: about this many chunks per run (enough to balance the load over a few workers
 # and to lose little work when a run is killed), but never more games per chunk than the cap.
@@ -42,7 +50,7 @@ AUTO_CHUNKS_PER_RUN = 32
 MAX_AUTO_CHUNK_SIZE = 1000
 
 
-def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence, deal: Deal,
+def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence, deal: Deal | ChanceStream,
               recorder: DecisionRecorder | None = None) -> dict[str, Any]:
     """Play one game on `deal`; `agent_specs[p]` plays seat p, seeded from `seed`. Returns one result row;
     `recorder` gets each decision.
@@ -120,7 +128,7 @@ def _play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int
     child = np.random.SeedSequence(seed, spawn_key=(index,))
     if recorder is not None:
         recorder.game_index = index
-    row = play_game(game, seats, child, new_deal(game, deal_seed(seed, deal_index)), recorder)
+    row = play_game(game, seats, child, deal_for_play(game, deal_seed(seed, deal_index)), recorder)
     row["game"] = index
     row["deal"] = deal_index
     return row
@@ -144,15 +152,21 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
                duplicate: bool, index: int, first_game: int, stop_game: int, record_decisions: bool,
-               with_outcomes: bool = True, decision_columns: Sequence[str] | None = None) -> ChunkResult:
+               with_outcomes: bool = True, decision_columns: Sequence[str] | None = None,
+               on_game: Callable[[int], None] | None = None) -> ChunkResult:
     """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch.
 
     `with_outcomes=False` leaves the game's outcome columns out, and `decision_columns` keeps only those
-    decision columns (both to resume a folder written before the game had the others).
+    decision columns (both to resume a folder written before the game had the others). `on_game(index)` is
+    called after each game (for progress).
     """
     game = load_game(game_name, **game_params)
     recorder = DecisionRecorder(game) if record_decisions else None
-    rows = [_play_numbered(game, agent_specs, seed, i, duplicate, recorder) for i in range(first_game, stop_game)]
+    rows = []
+    for i in range(first_game, stop_game):
+        rows.append(_play_numbered(game, agent_specs, seed, i, duplicate, recorder))
+        if on_game is not None:
+            on_game(index)
     schema = games_schema(game.num_players, game_name if with_outcomes else None)
     games = pa.Table.from_pylist(rows, schema=schema)
     if recorder is None:
@@ -161,6 +175,87 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
     if decision_columns is not None:
         decisions = decisions.select(list(decision_columns))
     return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(decisions), len(recorder))
+
+
+_WATCHED_PARENT: int | None = None
+PARENT_CHECK_SECONDS = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a worker process started by `parent`, end the process soon after `parent` dies.
+
+    A batch's main process killed outright (kill -9) cannot tell its loky workers to stop, and they would
+    otherwise wait, idle, for minutes; a worker whose parent is gone is re-parented, which a thread notices.
+    """
+    global _WATCHED_PARENT
+    if _WATCHED_PARENT == parent or os.getppid() != parent:    # watching already, or not a direct child
+        return
+    _WATCHED_PARENT = parent
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="cavekit-parent-watch", daemon=True).start()
+
+
+def _play_chunk_in_worker(parent: int, finished: Any, *call: Any) -> ChunkResult:
+    """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does;
+    each finished game puts its chunk's index on the `finished` queue (if any) for the progress bar."""
+    _exit_with_parent(parent)
+    return play_chunk(*call, on_game=None if finished is None else finished.put)
+
+
+class GameProgress:
+    """A progress bar that advances per finished game, whichever worker finished it, and per stored chunk."""
+
+    def __init__(self, bar: Any, run: RunSpec):
+        self.bar, self.run = bar, run
+        self._counted: dict[int, int] = {}
+        self._stored: set[int] = set()
+        self._lock = threading.Lock()       # games are counted from a queue-draining thread too
+
+    def game_done(self, chunk: int) -> None:
+        """One game of `chunk` finished (news that comes after the chunk was stored is already counted)."""
+        with self._lock:
+            if chunk not in self._stored:
+                self._counted[chunk] = self._counted.get(chunk, 0) + 1
+                self.bar.update(1)
+
+    def chunk_done(self, chunk: int) -> None:
+        """`chunk` is stored: count whatever of its games were not counted one by one."""
+        with self._lock:
+            self._stored.add(chunk)
+            self.bar.update(len(self.run.chunk_range(chunk)) - self._counted.pop(chunk, 0))
+
+
+@contextlib.contextmanager
+def _finished_games_queue(progress: GameProgress | None) -> Iterator[Any]:
+    """A queue that worker processes put a chunk index on per finished game, drained into `progress` by a
+    thread; None when there is no bar to drive. The queue lives in a manager process that, like the
+    workers, ends when this process dies."""
+    if progress is None:
+        yield None
+        return
+    from multiprocessing.managers import SyncManager
+    manager = SyncManager()
+    manager.start(_exit_with_parent, (os.getpid(),))
+    finished = manager.Queue()
+
+    def drain() -> None:
+        while (chunk := finished.get()) is not None:
+            progress.game_done(chunk)
+
+    thread = threading.Thread(target=drain, name="cavekit-progress", daemon=True)
+    thread.start()
+    try:
+        yield finished
+    finally:
+        with contextlib.suppress(OSError, EOFError):
+            finished.put(None)
+            thread.join(timeout=5)
+        manager.shutdown()
 
 
 def default_chunk_size(games: int) -> int:
@@ -177,8 +272,9 @@ def _missing_extra(backend: str, module: str) -> ConfigError:
 
 
 @contextlib.contextmanager
-def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
-    """A function that plays chunk tasks on `backend` and yields each result as soon as it is ready."""
+def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress | None = None) -> Iterator[Runner]:
+    """A function that plays chunk tasks on `backend` and yields each result as soon as it is ready; on this
+    machine (loky) `progress` hears of every finished game, on a cluster of every finished chunk."""
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "loky":
@@ -186,10 +282,14 @@ def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
             raise ConfigError("the loky backend runs on this machine only; a cluster address needs "
                               "backend 'dask' or 'ray'")
         if jobs == 1:
-            yield lambda calls: (play_chunk(*call) for call in calls)
+            on_game = None if progress is None else progress.game_done
+            yield lambda calls: (play_chunk(*call, on_game=on_game) for call in calls)
             return
-        yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", batch_size=1)(
-            delayed(play_chunk)(*call) for call in calls)
+        parent = os.getpid()
+        with _finished_games_queue(progress) as finished:
+            yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                                         batch_size=1)(
+                delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
         return
 
     if backend == "dask":
@@ -251,14 +351,16 @@ def _runner(backend: str, jobs: int, address: str | None) -> Iterator[Runner]:
 
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
               jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
-              address: str | None = None, duplicate: bool = False, **game_params: Any) -> pd.DataFrame:
+              address: str | None = None, duplicate: bool = False, repair: bool = False,
+              **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
     A solo game may name several agents: game i is then played by agent i mod their number. Game i is played
     on deal (seed, i), or with `duplicate` on deal (seed, i // k) with seat rotation i mod k, k the number of
     seat assignments (`seat_assignments`), so every deal is played with every assignment and the results
     pair over deals; `games` must then be a multiple of k. The rows are the same for any `jobs`, `backend`
-    and `chunk_size`. `backend` is "loky" (processes on this machine, the default), "dask" or
+    and `chunk_size` (so a resume keeps the folder's chunk size, whatever is asked). `repair` lets a resume
+    set damaged chunks aside and play their games again instead of refusing the folder. `backend` is "loky" (processes on this machine, the default), "dask" or
     "ray"; `jobs` is the number of worker processes (for dask and ray: of the local cluster started when
     no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
     finished chunk is stored in that results folder, and calling again with the same arguments resumes an
@@ -294,11 +396,18 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     with contextlib.ExitStack() as stack:
         writer = None
         if out is not None:
-            writer = stack.enter_context(ResultsWriter(out, run, game.num_players, getattr(game, "engine", None)))
+            writer = stack.enter_context(ResultsWriter(out, run, game.num_players, getattr(game, "engine", None),
+                                                       repair=repair))
+            run = writer.spec
         todo = writer.missing_chunks() if writer else list(range(run.num_chunks))
         done = writer.games_done if writer else 0
         if writer is not None and writer.resumed and progress:
-            print(f"resuming {out}: {done} of {games} games already stored", file=sys.stderr)
+            notes = [f"resuming {out}: {done} of {games} games already stored"]
+            if writer.adopted_chunk_size:
+                notes.append(f"in the folder's chunks of {run.chunk_size} games")
+            if writer.set_aside:
+                notes.append(f"chunk(s) {', '.join(map(str, writer.set_aside))} set aside, to be played again")
+            print("; ".join(notes), file=sys.stderr)
         with_outcomes = writer.with_outcomes if writer is not None else True
         decision_columns = writer.decision_columns if writer is not None else None
         calls = [(game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, k,
@@ -307,8 +416,9 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
                                        desc=f"{game_name} match", smoothing=0.1))
         tables: dict[int, pa.Table] = {}
+        counter = GameProgress(bar, run)
         if calls:
-            with _runner(backend, jobs, address) as play_chunks:
+            with _runner(backend, jobs, address, counter if progress else None) as play_chunks:
                 stream = play_chunks(calls)
                 try:
                     for result in stream:
@@ -317,7 +427,13 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
                             writer.write_chunk(result.index, result.games, result.decisions, result.decision_rows)
                         else:
                             tables[result.index] = pq.read_table(pa.BufferReader(result.games))
-                        bar.update(len(run.chunk_range(result.index)))
+                        counter.chunk_done(result.index)
+                except WORKER_DEATHS:
+                    raise ConfigError("a worker process died while playing (killed from outside, out of memory, "
+                                      "or crashed); "
+                                      + ("the finished chunks are saved: run the same command to resume"
+                                         if out is not None else "nothing was kept (a match keeps results with "
+                                         "--out)")) from None
                 finally:
                     _close_quietly(stream)
     if out is not None:

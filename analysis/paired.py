@@ -5,7 +5,8 @@ assignment; any table whose `deal` column repeats pairs the same way. For each a
 agent's mean over its games on that deal (its points, or its score rate: 1 for a win, 1/2 for a shared
 best return, 0 for a loss), and compare two agents by the per-deal difference of those means: a mean with
 its Student-t interval over deals (`stats.mean_interval`). Beside it stands the unpaired standard error of
-the same difference, as if the games were independent (Welch's form over games), so a reader sees what
+the same difference, as if every game had a deal of its own: over the per-game differences when the two
+agents sit at the same table, and Welch's form over games when they never do (solo), so a reader sees what
 pairing bought: the variance ratio is (unpaired SE / paired SE) squared, the factor by which pairing cuts the
 number of games a given precision needs.
 
@@ -31,24 +32,38 @@ def is_paired(games: pd.DataFrame) -> bool:
 
 
 def seat_values(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per seat of every game: deal, agent, seat, points, score rate (wins 1, shared best 1/2)."""
+    """One row per seat of every game: the game's row number, deal, agent, seat, points and score rate (wins 1,
+    shared best 1/2), and whether that seat moved first."""
     seats = seat_count(games)
     returns = games[[f"return_{p}" for p in range(seats)]].to_numpy(dtype=float)
     best = returns.max(axis=1, keepdims=True)
     at_best = returns == best
     sharing = at_best.sum(axis=1, keepdims=True)
     rate = np.where(at_best, np.where(sharing > 1, 0.5, 1.0), 0.0)
-    return pd.concat([pd.DataFrame({"deal": games["deal"].to_numpy(), "agent": games[f"agent_{p}"].to_numpy(),
+    return pd.concat([pd.DataFrame({"row": np.arange(len(games)), "deal": games["deal"].to_numpy(),
+                                    "agent": games[f"agent_{p}"].to_numpy(),
                                     "seat": p, "points": games[f"score_{p}"].to_numpy(dtype=float),
                                     "score_rate": rate[:, p],
                                     "first": games["first_player"].to_numpy() == p})
                       for p in range(seats)], ignore_index=True)
 
 
-def _unpaired_se(a: np.ndarray, b: np.ndarray) -> float:
-    if len(a) < 2 or len(b) < 2:
+def _standard_error(values: np.ndarray) -> float:
+    return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else math.nan
+
+
+def _unpaired_se(long: pd.DataFrame, measure: str, a: str, b: str, deals: pd.Index) -> float:
+    """The standard error of the a-minus-b difference with every game counted as its own deal."""
+    rows = long[long["deal"].isin(deals)]
+    per_game = rows.groupby(["row", "agent"])[measure].mean().unstack("agent")
+    if {a, b} <= set(per_game.columns):
+        together = per_game[[a, b]].dropna()
+        if len(together):       # the agents share tables: their outcomes in a game are not independent
+            return _standard_error((together[a] - together[b]).to_numpy())
+    mine, theirs = (rows.loc[rows["agent"] == x, measure].to_numpy() for x in (a, b))
+    if len(mine) < 2 or len(theirs) < 2:
         return math.nan
-    return math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    return math.sqrt(mine.var(ddof=1) / len(mine) + theirs.var(ddof=1) / len(theirs))
 
 
 def paired_differences(games: pd.DataFrame, measure: str = "points") -> pd.DataFrame:
@@ -67,10 +82,8 @@ def paired_differences(games: pd.DataFrame, measure: str = "points") -> pd.DataF
         both = per_deal[[a, b]].dropna()
         diff = (both[a] - both[b]).to_numpy()
         mean, low, high = mean_interval(diff)
-        paired_se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
-        mine = long.loc[(long["agent"] == a) & long["deal"].isin(both.index), measure].to_numpy()
-        theirs = long.loc[(long["agent"] == b) & long["deal"].isin(both.index), measure].to_numpy()
-        unpaired = _unpaired_se(mine, theirs)
+        paired_se = _standard_error(diff)
+        unpaired = _unpaired_se(long, measure, a, b, both.index)
         rows.append({"agent": a, "versus": b, "measure": measure, "deals": len(diff), "difference": mean,
                      "ci95_low": low, "ci95_high": high, "paired_se": paired_se, "unpaired_se": unpaired,
                      "variance_ratio": (unpaired / paired_se) ** 2 if paired_se > 0 else math.nan})
@@ -90,9 +103,8 @@ def first_player_paired(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([{
         "games": n, "deals": len(per_deal), "score_rate": rate,
         "paired_ci95_low": low, "paired_ci95_high": high,
-        "paired_se": float(per_deal.std(ddof=1) / math.sqrt(len(per_deal))) if len(per_deal) > 1 else math.nan,
-        "unpaired_ci95_low": wilson_low, "unpaired_ci95_high": wilson_high,
-        "unpaired_se": float(first["score_rate"].std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan}])
+        "paired_se": _standard_error(per_deal), "unpaired_ci95_low": wilson_low, "unpaired_ci95_high": wilson_high,
+        "unpaired_se": _standard_error(first["score_rate"].to_numpy())}])
 
 
 def score_rate_over_deals(games: pd.DataFrame, agent: str) -> dict[str, float]:
@@ -100,4 +112,5 @@ def score_rate_over_deals(games: pd.DataFrame, agent: str) -> dict[str, float]:
     long = seat_values(games)
     per_deal = long[long["agent"] == agent].groupby("deal")["score_rate"].mean().to_numpy()
     mean, low, high = mean_interval(per_deal)
-    return {"deals": len(per_deal), "paired_score_rate": mean, "paired_ci95_low": low, "paired_ci95_high": high}
+    return {"deals": len(per_deal), "paired_score_rate": mean, "paired_ci95_low": low, "paired_ci95_high": high,
+            "paired_se": _standard_error(per_deal)}

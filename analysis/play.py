@@ -9,8 +9,8 @@ Every random choice flows from one seed: the game is played on the deal of that 
 --seed S` shows it), the AI is seeded from child (0,) of `SeedSequence(seed)` and the agent that answers
 `hint` from child (1,). The deal fixes the room under each space and the tile of each round, so taking a
 move back (`undo`) and playing differently meets the same components: undo cannot re-roll a tile or a room.
-A game loaded from a record made on another deal draws the chance events the deal cannot resolve from
-child (2, i) for history position i, which undo cannot re-roll either.
+A game loaded from a record made on another deal, or a game without deals, draws the chance events the deal
+cannot resolve from child (2, i) for history position i, which undo cannot re-roll either.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Game, State, sample_chance_outcome
-from ..core.deal import DEAL_SEED_LIMIT, DealError, new_deal
+from ..core.deal import DEAL_SEED_LIMIT, Deal, DealError, deal_for_play
 from ..core.spec import resolve
 from ..search.agent import Agent, make_agent
 
@@ -75,7 +75,8 @@ class PlaySession:
         self.ai_spec = ai_spec
         self.seat = seat
         self.seed = random_seed() if seed is None else seed
-        self.deal = new_deal(game, self.seed % DEAL_SEED_LIMIT)
+        deal = deal_for_play(game, self.seed % DEAL_SEED_LIMIT)
+        self._deal = deal if isinstance(deal, Deal) else None      # None: the game has no deals
         self.agent: Agent = make_agent(ai_spec, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
         self._hint_agent: Agent | None = None
         self.state: State = game.new_initial_state() if state is None else state
@@ -143,9 +144,13 @@ class PlaySession:
         return PlayResult(self.state, True, self.seed)
 
     def _chance(self) -> None:
-        try:
-            outcome = self.deal.outcome(self.state)
-        except DealError:       # a loaded game from another deal
+        outcome = None
+        if self._deal is not None:
+            try:
+                outcome = self._deal.outcome(self.state)
+            except DealError:       # a loaded game from another deal
+                pass
+        if outcome is None:
             position = len(self.state.history())
             rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2, position)))
             outcome = sample_chance_outcome(self.state.chance_outcomes(), rng.random())
@@ -419,15 +424,20 @@ class PlaySession:
             self.say(verdict)
         while True:
             answer = self.ask("Save the game record? Type a file name, or press Enter (or no) to skip: ")
-            # A person who types a command out of habit ("quit", "no") means "don't save", not a file name.
+            # A person who types a command out of habit ("quit", "no") means "don't save", not a file name,
+            # and "yes" means "save", which still needs a name: offer one.
             if not answer or answer.lower() in SKIP_SAVE_ANSWERS:
                 self.say("not saved")
                 return
+            if answer.lower() in YES_ANSWERS:
+                suggested = f"{self.game.name}-seed{self.seed}.json"
+                answer = self.ask(f"File name (Enter for {suggested}): ") or suggested
             if self._save(answer):
                 return
 
 
 SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")
+YES_ANSWERS = ("y", "yes")
 
 
 def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:

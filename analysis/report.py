@@ -26,8 +26,8 @@ from matplotlib.ticker import MaxNLocator
 from ..core.api import CavekitError
 from ..core.registry import game_spec
 from . import balance
-from .results import ResultsError, load_results, read_manifest
 from .paired import first_player_paired, is_paired, paired_differences
+from .results import ResultsError, load_results, read_manifest
 from .stats import seat_count
 
 FIGURE_DPI = 96
@@ -239,8 +239,8 @@ def paired_section(data: ReportData) -> Section:
         first = first_player_paired(data.games)
         parts.append("<h3>First player's score rate</h3>" + table_html(first, {"games": str, "deals": str}))
     caption = ("Every deal was played by both sides, so each difference is a mean over deals of the per-deal "
-               "difference (first agent minus the second). The unpaired standard error treats the games as "
-               "independent; the variance ratio, (unpaired / paired) squared, is how many times fewer games "
+               "difference (first agent minus the second). The unpaired standard error is the one the same games "
+               "would give if each had a deal of its own; the variance ratio, (unpaired / paired) squared, is how many times fewer games "
                "pairing needs for the same precision.")
     return Section("Paired over deals", caption, parts)
 

@@ -21,6 +21,7 @@ pandas reads a folder with `load_results(folder)`; DuckDB with `SELECT ... FROM 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -43,6 +44,7 @@ FORMAT = "cavekit-results"
 VERSION = 1
 MANIFEST = "manifest.json"
 LOCK = ".cavekit-results.lock"
+SET_ASIDE = "set-aside"     # where `--repair` moves damaged chunks
 CHUNK_FILE = re.compile(r"^(games|decisions)-(\d{5,})\.parquet$")
 TEMP_FILE = re.compile(r"^\..+\.tmp$")
 
@@ -152,7 +154,8 @@ class RunSpec:
     deal_scheme: int | None = None      # the game's deal scheme; None: a folder from before deals
 
     # Compared in this order, so the first difference a user sees is the most basic one.
-    IDENTITY = ("game", "params", "agents", "seed", "duplicate", "deal_scheme", "games", "chunk_size")
+    # The chunk size is not among them: the games do not depend on it, so a resume keeps the folder's.
+    IDENTITY = ("game", "params", "agents", "seed", "duplicate", "deal_scheme", "games")
 
     @property
     def num_chunks(self) -> int:
@@ -266,24 +269,32 @@ def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
                    duplicate=manifest.get("duplicate", False), deal_scheme=manifest.get("deal_scheme"))
 
 
-def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
-    """Every listed chunk file exists, is Parquet with the expected columns, and has the listed row count."""
+def _chunk_problem(folder: Path, manifest: dict[str, Any], chunk: dict[str, Any]) -> ResultsError | None:
+    """What is wrong with one listed chunk's files (missing, unreadable, other columns or rows), if anything."""
     schemas = {"games_file": folder_games_schema(manifest), "decisions_file": folder_decisions_schema(manifest)}
     rows = {"games_file": "game_rows", "decisions_file": "decision_rows"}
+    for key, schema in schemas.items():
+        path = folder / chunk[key]
+        if not path.is_file():
+            return ResultsError(path, f"missing, but {MANIFEST} lists it (chunk {chunk['index']})")
+        try:
+            meta = pq.read_metadata(path)
+            columns = meta.schema.to_arrow_schema().names
+        except (OSError, pa.ArrowException) as e:
+            return ResultsError(path, f"not a readable Parquet file ({e})")
+        if columns != schema.names:
+            return ResultsError(path, f"has columns {columns}, expected {schema.names}")
+        if meta.num_rows != chunk[rows[key]]:
+            return ResultsError(path, f"has {meta.num_rows} rows but {MANIFEST} lists {chunk[rows[key]]}")
+    return None
+
+
+def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
+    """Every listed chunk file exists, is Parquet with the expected columns, and has the listed row count."""
     for chunk in manifest["chunks"]:
-        for key, schema in schemas.items():
-            path = folder / chunk[key]
-            if not path.is_file():
-                raise ResultsError(path, f"missing, but {MANIFEST} lists it (chunk {chunk['index']})")
-            try:
-                meta = pq.read_metadata(path)
-                columns = meta.schema.to_arrow_schema().names
-            except (OSError, pa.ArrowException) as e:
-                raise ResultsError(path, f"not a readable Parquet file ({e})") from None
-            if columns != schema.names:
-                raise ResultsError(path, f"has columns {columns}, expected {schema.names}")
-            if meta.num_rows != chunk[rows[key]]:
-                raise ResultsError(path, f"has {meta.num_rows} rows but {MANIFEST} lists {chunk[rows[key]]}")
+        problem = _chunk_problem(folder, manifest, chunk)
+        if problem is not None:
+            raise problem
 
 
 def _read_chunks(folder: Path, manifest: dict[str, Any], key: str, schema: pa.Schema) -> pa.Table:
@@ -325,9 +336,13 @@ class ResultsWriter:
     process dies) so two runs never write into the same folder at once.
     """
 
-    def __init__(self, folder: str | Path, spec: RunSpec, players: int, engine: str | None = None):
+    def __init__(self, folder: str | Path, spec: RunSpec, players: int, engine: str | None = None,
+                 repair: bool = False):
         self.folder = Path(folder)
         self.spec = spec
+        self.repair = repair            # set unreadable chunks aside (and replay their games) instead of refusing
+        self.set_aside: list[int] = []  # the chunks `repair` set aside
+        self.adopted_chunk_size = False
         self.players = players
         self.engine = engine
         self.manifest: dict[str, Any] = {}
@@ -398,13 +413,40 @@ class ResultsWriter:
                 raise ResultsError(manifest_path, f"this folder holds a different run: {field} is {old!r} there but "
                                               f"{new!r} now; to resume it, repeat its command exactly; a different "
                                               "run needs a different folder")
-        _check_chunk_files(self.folder, manifest)
+        if theirs.chunk_size != ours.chunk_size:
+            # The games do not depend on the chunk size, so a resume keeps the folder's chunks as they are.
+            self.spec = dataclasses.replace(ours, chunk_size=theirs.chunk_size)
+            self.adopted_chunk_size = True
+        self._check_or_set_aside(manifest)
         listed = {name for c in manifest["chunks"] for name in (c["games_file"], c["decisions_file"])}
         self._remove_debris(listed)
         self.manifest = manifest
         self.resumed = True
-        self.manifest.setdefault("resumed", []).append({"time": _now(), "code_version": code_version()})
+        resumed = {"time": _now(), "code_version": code_version()}
+        if self.set_aside:
+            resumed["set_aside_chunks"] = list(self.set_aside)
+        self.manifest.setdefault("resumed", []).append(resumed)
         self._save_manifest()
+
+    def _check_or_set_aside(self, manifest: dict[str, Any]) -> None:
+        """Refuse a folder with a damaged chunk, naming the file and the way on; with `repair`, move each damaged
+        chunk's files into `set-aside/` and drop it from the manifest, so that its games are played again."""
+        for chunk in list(manifest["chunks"]):
+            problem = _chunk_problem(self.folder, manifest, chunk)
+            if problem is None:
+                continue
+            if not self.repair:
+                raise ResultsError(problem.location, f"{problem.problem}; to set chunk {chunk['index']} aside (into "
+                                                     f"{self.folder / SET_ASIDE}) and play its games again, repeat "
+                                                     "the command with --repair")
+            aside = self.folder / SET_ASIDE
+            aside.mkdir(exist_ok=True)
+            for key in ("games_file", "decisions_file"):
+                path = self.folder / chunk[key]
+                if path.exists():
+                    os.replace(path, aside / path.name)
+            manifest["chunks"].remove(chunk)
+            self.set_aside.append(chunk["index"])
 
     def _remove_debris(self, listed: set[str]) -> None:
         """Delete temporary files and chunk files the manifest does not list (left by an interrupted write)."""

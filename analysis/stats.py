@@ -10,6 +10,7 @@
   estimates, such as a regression intercept).
 - `bootstrap_means`, `bootstrap_difference`, `bootstrap_mean_interval`, `percentile_interval`: the percentile
   bootstrap, seeded and vectorised (rows of a 2-D sample are resampled together, so its columns stay paired).
+- `goal_verdict(low, high, goal)`: "met", "not met" or "undecided" from an interval, never from a point estimate.
 - `seat_count(games)`: the number of seats in a games table.
 
 The quantiles come from `scipy.special` (a dependency); everything else is numpy.
@@ -158,6 +159,17 @@ def bootstrap_mean_interval(values: Sequence[float] | np.ndarray, level: float =
     if data.size == 0:
         return (math.nan, math.nan)
     return percentile_interval(bootstrap_means(data, resamples, seed), level)
+
+
+def goal_verdict(low: float, high: float, goal: float, strictly_above: bool = False) -> str:
+    """Whether a 95% interval [low, high] shows a goal met ("met": the whole interval reaches it), missed
+    ("not met": none of it does) or neither ("undecided": too few games to tell), so that a handful of games
+    never reads as a verdict. `strictly_above` asks for more than `goal` (e.g. better than even)."""
+    if math.isnan(low) or math.isnan(high):
+        return "undecided"
+    reached = low > goal if strictly_above else low >= goal
+    missed = high <= goal if strictly_above else high < goal
+    return "met" if reached else "not met" if missed else "undecided"
 
 
 def seat_count(games: pd.DataFrame) -> int:

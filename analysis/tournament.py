@@ -226,9 +226,31 @@ def first_seat_advantage(games: pd.DataFrame) -> pd.DataFrame:
                           "ci_low": record["score_ci_low"], "ci_high": record["score_ci_high"]}])
 
 
+TOURNAMENT_FILES = ("games.parquet", "standings.parquet", "standings.csv", "crosstable.csv", "head_to_head.csv",
+                    "paired.csv", "tournament.json")
+
+
+def check_tournament_folder(out: Path) -> None:
+    """ConfigError unless `out` is new, empty, or a tournament folder written before (which is replaced)."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; name a new folder for the tournament")
+    if out.is_dir():
+        others = sorted(p.name for p in out.iterdir() if p.name not in TOURNAMENT_FILES)
+        if others:
+            shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise ConfigError(f"--out {out} is not empty ({shown}) and is not a tournament folder; choose a new or "
+                              "empty folder")
+
+
 def write_tournament(result: Tournament, out: Path, command: str) -> list[Path]:
-    """Write games.parquet, standings.parquet/.csv, crosstable.csv, head_to_head.csv and tournament.json."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write games.parquet, standings.parquet/.csv, crosstable.csv, head_to_head.csv and tournament.json (and
+    paired.csv for a duplicate tournament) into a new, empty or earlier tournament folder."""
+    check_tournament_folder(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(f"--out {out} cannot be created ({e.strerror})") from None
+    (out / "paired.csv").unlink(missing_ok=True)        # an earlier duplicate tournament's
     written = [out / "games.parquet", out / "standings.parquet", out / "standings.csv", out / "crosstable.csv",
                out / "head_to_head.csv", out / "tournament.json"]
     if len(result.paired):

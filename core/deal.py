@@ -8,6 +8,10 @@ stage, the k-th card of a round's deck. Because the index says *which* item of t
 not how many chance nodes came before, two lines of play on one deal see the same room under the same
 space and the same tile in the same round.
 
+A game that declares no dealer (a game defined outside the package, say) is played on a `ChanceStream`
+instead: its chance nodes draw from one generator seeded by the deal seed, in the order play meets them, so
+its games are reproducible but two lines of play share only their start. Its deal scheme is 0.
+
 Each game says what its deals hold in a dealer module (the spec's `dealer` path) with:
 
 - `SCHEME`: the version of the game's deal scheme (bumped whenever the same seed would deal differently);
@@ -24,7 +28,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .api import CHANCE, CavekitError, ConfigError
+from .api import CHANCE, CavekitError, ConfigError, sample_chance_outcome
 
 DEAL_FORMAT = "cavekit-deal"
 # Deal seeds are non-negative 63-bit integers, so they fit an int64 results column.
@@ -98,12 +102,35 @@ class Deal:
             raise DealError(f"corrupt deal: field {e} is missing or malformed") from None
 
 
+class ChanceStream:
+    """The stand-in for a deal of a game without deal components: one generator, consumed in play order."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    def outcome(self, state: Any) -> int:
+        """The next outcome of the stream for this chance node (uniform draws against its probabilities)."""
+        return sample_chance_outcome(state.chance_outcomes(), self._rng.random())
+
+
+def _dealer_path(game: Any) -> str | None:
+    return getattr(getattr(game, "spec", None), "dealer", None)
+
+
 def dealer_of(game: Any) -> Any:
     """The dealer module of `game` (from its spec's `dealer` path)."""
-    path = getattr(game.spec, "dealer", None)
+    path = _dealer_path(game)
     if path is None:
         raise ConfigError(f"{game.name} declares no deals (its spec has no dealer)")
     return importlib.import_module(path)
+
+
+def deal_for_play(game: Any, seed: int) -> "Deal | ChanceStream":
+    """What a game of `game` is played on from deal seed `seed`: its deal, or a `ChanceStream` if it has none."""
+    if _dealer_path(game) is None:
+        return ChanceStream(check_deal_seed(seed))
+    return new_deal(game, seed)
 
 
 def check_deal_seed(seed: Any) -> int:
@@ -125,7 +152,9 @@ def new_deal(game: Any, seed: int) -> Deal:
 
 
 def deal_scheme(game: Any) -> int:
-    """The version of `game`'s deal scheme (recorded in results manifests)."""
+    """The version of `game`'s deal scheme (recorded in results manifests; 0: a chance stream, no dealer)."""
+    if _dealer_path(game) is None:
+        return 0
     return int(dealer_of(game).SCHEME)
 
 
@@ -153,7 +182,7 @@ def setup_from_seed(game: Any, state: Any, seed: int | None) -> Any:
     return resolve_chance(state, new_deal(game, seed))
 
 
-def resolve_chance(state: Any, deal: Deal) -> Any:
+def resolve_chance(state: Any, deal: "Deal | ChanceStream") -> Any:
     """Apply the deal's outcomes to `state` until a player is to move (or the game is over)."""
     while state.current_player() == CHANCE:
         state.apply_action(deal.outcome(state))

@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .api import CHANCE, ConfigError, IllegalActionError
-from .deal import DEAL_SEED_LIMIT, new_deal
+from .deal import DEAL_SEED_LIMIT, deal_for_play
 from .registry import default_game_name, load_game
 from .tensors import observation_encoder
 
@@ -64,7 +64,7 @@ class CavekitEnv(AECEnv):
         """Start a new game on a fresh deal; `seed` reseeds the generator of deal seeds (otherwise it continues)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._deal = new_deal(self.game, int(self._rng.integers(DEAL_SEED_LIMIT)))
+        self._deal = deal_for_play(self.game, int(self._rng.integers(DEAL_SEED_LIMIT)))
         self.game_state = self.game.new_initial_state()
         self._resolve_chance()
         self.agents = self.possible_agents[:]

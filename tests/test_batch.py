@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,9 +16,9 @@ import pandas as pd
 import pytest
 
 from cavekit.analysis.batch import default_chunk_size, play_game, run_match
-from cavekit.core.deal import deal_seed, new_deal
 from cavekit.analysis.results import load_results
 from cavekit.core.api import ConfigError
+from cavekit.core.deal import deal_seed, new_deal
 from cavekit.core.registry import load_game
 
 RANDOM2 = ["random", "random"]
@@ -196,3 +197,79 @@ def test_an_interrupted_match_says_what_it_kept_and_the_command_that_resumes(tmp
     assert process.returncode == 130 and "Traceback" not in stderr
     assert stderr.strip() == (f"cavekit: interrupted; {saved} of 400 games are saved in {out}. Run the same command "
                               f"to play the rest: cavekit {' '.join(command[3:])}")
+
+
+def _children(pid: int) -> set[int]:
+    """The live child processes of `pid` (from /proc), and theirs."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry.name))
+    return found | {g for c in found for g in _children(c)}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "with progress"])
+def test_the_workers_of_a_killed_batch_end_with_it(tmp_path, quiet):
+    # With a progress bar a manager process relays finished games: it must end with the batch too.
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
+               "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", *quiet,
+               "--out", str(tmp_path / "run")]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
+    while _chunks_listed(tmp_path / "run") < 1:
+        assert process.poll() is None and time.monotonic() < deadline, "the match ended or stalled before the test"
+        time.sleep(0.01)
+    workers = _children(process.pid)
+    assert len(workers) >= 2, "the match runs worker processes"
+    process.kill()                                  # kill -9: the main process cannot clean up
+    process.wait()
+    deadline = time.monotonic() + 60
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [w for w in workers if _alive(w)], "worker processes outlived the killed batch"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_a_worker_killed_from_outside_ends_the_match_in_one_line(tmp_path):
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
+               "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", "--quiet", "--out", str(out)]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 180
+    while _chunks_listed(out) < 1:
+        assert process.poll() is None and time.monotonic() < deadline, "the match ended or stalled before the test"
+        time.sleep(0.01)
+    workers = sorted(w for w in _children(process.pid) if "LokyProcess" in Path(f"/proc/{w}/cmdline").read_text())
+    os.kill(workers[0], signal.SIGKILL)             # as the out-of-memory killer would
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 2 and "Traceback" not in stderr
+    assert stderr.strip() == ("cavekit: error: a worker process died while playing (killed from outside, out of "
+                              "memory, or crashed); the finished chunks are saved: run the same command to resume")
+    assert json.loads((out / "manifest.json").read_text())["games_done"] >= 8
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_progress_bar_counts_every_game_not_only_every_chunk(jobs):
+    # greedy: games slow enough (about 0.4 s) for the bar, which redraws at most ten times a second.
+    result = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "greedy",
+                             "greedy", "--games", "6", "--chunk-size", "6", "--jobs", jobs],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    counts = [int(m) for m in re.findall(r"\| (\d+)/6 \[", result.stderr)]
+    # One chunk of six games: a bar that moved per chunk would jump from 0 to 6.
+    assert {1, 2, 3, 4, 5, 6} <= set(counts) and max(counts) == 6

@@ -7,6 +7,7 @@ cross-check with bans), it must not change anything else, and real games' record
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -71,3 +72,18 @@ def test_options_are_checked_and_only_recorded_when_set():
         == state.history()
     with pytest.raises(CorruptRecordError, match=r"at params: .*parameters differ from this game's in banned_rooms_p1"):
         load_game("cvc").deserialize_state(state.serialize())
+
+
+def test_rooms_are_named_by_id_or_printed_name_in_any_case():
+    game = load_game("cvc", banned_rooms_p0="Spinning Wheel, TUNNEL", banned_rooms_p1=["food-corner"])
+    assert game.config.banned_rooms_p0 == ("spinning_wheel", "tunnel")
+    assert game.config.banned_rooms_p1 == ("food_corner",)
+    with pytest.raises(ConfigError, match="unknown room id\\(s\\) 'spinning'"):
+        load_game("cvc", banned_rooms_p0="spinning")
+
+
+def test_the_command_line_takes_room_names_in_any_case():
+    result = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random",
+                             "random", "--games", "1", "--quiet", "--param", "banned_rooms_p0=Tunnel,Parlor"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

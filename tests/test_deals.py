@@ -187,14 +187,26 @@ def test_paired_differences_are_means_over_deals_of_the_per_deal_difference():
     assert first["paired_se"] == pytest.approx(np.std([0.5, 1, 0.75], ddof=1) / np.sqrt(3))
 
 
-def test_the_unpaired_error_is_larger_when_deals_decide_the_points():
-    # Every deal moves both agents' points together: pairing removes that and leaves a constant difference.
+def test_pairing_over_deals_removes_the_luck_a_deal_gives_one_seat():
+    # Each deal gives seat 0 `luck` extra points and A is 3 points better: every game's difference is 3 +- luck,
+    # but over a deal's two seatings the luck cancels, leaving exactly 3.
     rows = []
     for deal, luck in enumerate([0, 10, 20, 30, 5, 15]):
-        rows += [(deal, "A", "B", 1, 20 + luck, 18 + luck), (deal, "B", "A", -1, 17 + luck, 21 + luck)]
+        rows += [(deal, "A", "B", 1, 23 + luck, 20), (deal, "B", "A", 1, 20 + luck, 23)]
     table = paired_differences(two_player_table(rows), "points").iloc[0]
     assert table["difference"] == pytest.approx(3.0) and table["paired_se"] == pytest.approx(0.0)
-    assert table["unpaired_se"] > 3
+    per_game = np.array([3 + luck for luck in [0, 10, 20, 30, 5, 15]] + [3 - luck for luck in [0, 10, 20, 30, 5, 15]])
+    assert table["unpaired_se"] == pytest.approx(per_game.std(ddof=1) / np.sqrt(12))
+
+
+def test_solo_agents_compare_unpaired_by_welch_over_games():
+    games = pd.DataFrame({"deal": [0, 0, 1, 1, 2, 2], "agent_0": ["A", "B"] * 3, "return_0": [0.0] * 6,
+                          "score_0": [50, 40, 60, 52, 30, 21], "first_player": [0] * 6})
+    table = paired_differences(games, "points").iloc[0]
+    assert table["difference"] == pytest.approx(9.0)
+    a, b = np.array([50, 60, 30]), np.array([40, 52, 21])
+    assert table["unpaired_se"] == pytest.approx(np.sqrt(a.var(ddof=1) / 3 + b.var(ddof=1) / 3))
+    assert table["paired_se"] == pytest.approx(np.std([10, 8, 9], ddof=1) / np.sqrt(3))
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -222,3 +234,14 @@ def test_a_duplicate_match_with_an_odd_number_of_games_is_refused_in_one_line():
     result = cavekit("match", "cvc", "--agents", "random", "random", "--games", "3", "--duplicate", "--quiet")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "multiple of 2, not 3" in result.stderr
+
+
+def test_the_report_says_how_games_were_dealt_and_pairs_a_duplicate_run(tmp_path):
+    from cavekit.analysis.report import build_report
+    run_match("cvc", ["random", "greedy"], 4, seed=2, progress=False, out=tmp_path / "dup", duplicate=True)
+    page = build_report(tmp_path / "dup")
+    assert "duplicate: every deal played with every seat assignment (deal scheme 1)" in page
+    assert "Paired over deals" in page and "--duplicate" in page
+    run_match("cvc", ["random", "greedy"], 2, seed=2, progress=False, out=tmp_path / "plain")
+    page = build_report(tmp_path / "plain")
+    assert "one deal per game (deal scheme 1)" in page and "Paired over deals" not in page

@@ -71,6 +71,18 @@ def test_a_whole_game_by_numbers_prints_every_move_and_the_result(tmp_path):
     assert saved.serialize() == result.state.serialize()
 
 
+@pytest.mark.parametrize("answers, file_name", [(["y", ""], "cvc-seed3.json"), (["yes", "mine.json"], "mine.json")])
+def test_yes_to_the_save_prompt_asks_for_a_file_name(tmp_path, answers, file_name):
+    game = load_game("cvc")
+    whole_game = session(["1"] * 400, seed=3)[0].state.history()
+    person_moves = ["1"] * movers(game, whole_game).count(0)
+    result, out = session(person_moves + answers, seed=3)
+    assert result.finished and not (tmp_path / answers[0]).exists()
+    assert "File name (Enter for cvc-seed3.json): " in out
+    saved = game.deserialize_state((tmp_path / file_name).read_text())
+    assert saved.serialize() == result.state.serialize()
+
+
 def test_the_same_seed_replays_the_same_game():
     first, _ = session(["1"] * 400, seed=11)
     second, _ = session(["1"] * 400, seed=11)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -187,6 +189,44 @@ def test_a_corrupt_folder_is_refused_naming_the_file_and_left_untouched(copy, co
     assert listing(copy) == before
 
 
+DAMAGED_CHUNKS = ["chunk file missing", "row count mismatch", "chunk not parquet"]
+
+
+@pytest.mark.parametrize("corruption", DAMAGED_CHUNKS)
+def test_repair_sets_a_damaged_chunk_aside_and_plays_its_games_again(finished, copy, corruption):
+    damage, file_name, _ = CORRUPTIONS[corruption]
+    damage(copy)
+    with pytest.raises(ResultsError, match="repeat the command with --repair"):
+        play(copy)
+    games = play(copy, repair=True)
+    chunk = int(file_name.split("-")[1].split(".")[0])
+    assert {p.name for p in (copy / results.SET_ASIDE).iterdir()} <= \
+        {f"decisions-{chunk:05d}.parquet", f"games-{chunk:05d}.parquet"}
+    assert read_manifest(copy)["resumed"][-1]["set_aside_chunks"] == [chunk]
+    pd.testing.assert_frame_equal(without_timing(games), without_timing(load_results(finished)[0]))
+
+
+def test_the_command_line_offers_repair_and_repairs(copy):
+    CORRUPTIONS["chunk not parquet"][0](copy)
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
+               "--games", "9", "--seed", "3", "--chunk-size", "3", "--quiet", "--out", str(copy)]
+    refused = subprocess.run(command, capture_output=True, text=True)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "--repair" in refused.stderr
+    repaired = subprocess.run(command + ["--repair"], capture_output=True, text=True)
+    assert repaired.returncode == 0, repaired.stderr
+    assert (copy / results.SET_ASIDE / "games-00002.parquet").read_bytes() == b"not parquet at all"
+    assert len(load_results(copy)[0]) == 9
+
+
+def test_a_resume_keeps_the_folders_chunk_size_whatever_is_asked(finished, copy):
+    _edit_manifest(lambda m: m.update(chunks=m["chunks"][:1]))(copy)      # lose chunks 1 and 2
+    games = play(copy, chunk_size=4)
+    manifest = read_manifest(copy)
+    assert manifest["chunk_size"] == 3 and [c["index"] for c in manifest["chunks"]] == [0, 1, 2]
+    pd.testing.assert_frame_equal(without_timing(games), without_timing(load_results(finished)[0]))
+
+
 def test_a_non_empty_folder_without_manifest_is_not_used(tmp_path):
     (tmp_path / "notes.txt").write_text("my notes")
     with pytest.raises(ResultsError, match=r"not empty \(notes.txt\).*not a cavekit results folder"):
@@ -198,7 +238,6 @@ def test_a_non_empty_folder_without_manifest_is_not_used(tmp_path):
     ({"seed": 4}, "seed is 3 there but 4 now"),
     ({"agent_specs": ["random", "mcts:iterations=1"]}, "agents is"),
     ({"games": 12}, "games is 9 there but 12 now"),
-    ({"chunk_size": 4}, "chunk_size is 3 there but 4 now"),
     ({"duplicate": True, "games": 10}, "duplicate is False there but True now"),
     ({"undermining_ignores": "one_wall"}, "params is"),
 ])

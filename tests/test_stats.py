@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from cavekit.analysis.stats import (Z95, bootstrap_difference, bootstrap_mean_interval, bootstrap_means,
+from cavekit.analysis.stats import (Z95, bootstrap_difference, goal_verdict, bootstrap_mean_interval, bootstrap_means,
                                     mean_interval, percentile_interval, seat_count, t_quantile, wilson_interval,
                                     z_quantile)
 
@@ -211,3 +211,15 @@ def test_seat_count_counts_the_agent_columns(seats):
 def test_seat_count_of_a_table_without_seats():
     assert seat_count(pd.DataFrame({"game": [0]})) == 0
     assert seat_count(pd.DataFrame({"agent_1": ["a"]})) == 0      # seats are numbered from 0
+
+
+def test_a_goal_is_judged_by_the_interval_never_by_a_handful_of_games():
+    low, high = wilson_interval(2, 2)                   # two wins out of two: 100%, but [34%, 100%]
+    assert goal_verdict(low, high, 0.75) == "undecided"
+    low, high = wilson_interval(190, 200)
+    assert goal_verdict(low, high, 0.75) == "met"
+    low, high = wilson_interval(100, 200)
+    assert goal_verdict(low, high, 0.75) == "not met"
+    assert goal_verdict(0.5, 0.6, 0.5, strictly_above=True) == "undecided"
+    assert goal_verdict(0.51, 0.6, 0.5, strictly_above=True) == "met"
+    assert goal_verdict(float("nan"), float("nan"), 0.5) == "undecided"

@@ -1,6 +1,8 @@
 """Tournaments: reproducible pairings, seat balance, standings and cross tables, first-seat advantage, the CLI."""
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -288,3 +290,23 @@ def test_cli_reports_bad_input_without_a_traceback(capsys):
     assert capsys.readouterr().err.startswith("cavekit: error: a tournament needs at least 2 different agents")
     assert main(["tournament", "cvc", "--agents", "random", WEAK, "--games", "0", "--quiet"]) == 2
     assert "at least 1 game per pairing" in capsys.readouterr().err
+
+
+def test_out_into_a_folder_that_is_not_a_tournament_is_refused_before_any_game(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    # A million games could not finish within the timeout: the refusal has to come first.
+    result = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "tournament", "cvc", "--agents", "random",
+                             "greedy", "--games", "1000000", "--quiet", "--out", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (f"cavekit: error: --out {tmp_path} is not empty (notes.txt) and is not a "
+                                     "tournament folder; choose a new or empty folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_a_tournament_folder_can_be_written_again(tmp_path, capsys):
+    out = tmp_path / "run"
+    for games in (4, 2):
+        assert main(["tournament", "cvc", "--agents", "random", WEAK, "--games", str(games), "--n-boot", "20",
+                     "--quiet", "--out", str(out)]) == 0
+    assert len(pd.read_parquet(out / "games.parquet")) == 2

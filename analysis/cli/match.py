@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
                             jobs=args.jobs, out=args.out, backend=args.backend, chunk_size=args.chunk_size,
-                            address=args.address, duplicate=args.duplicate, players=players, **params)
+                            address=args.address, duplicate=args.duplicate, repair=args.repair, players=players,
+                            **params)
     except KeyboardInterrupt:
         print(interrupted_message(args), file=sys.stderr)
         return 130
@@ -87,6 +88,9 @@ def add_parser(sub: Subcommands) -> None:
     add_param_option(match)
     match.add_argument("--out", metavar="DIR",
                        help="results folder to write (or to resume: same command, same folder)")
+    match.add_argument("--repair", action="store_true",
+                       help="on resume, move damaged chunks of --out into its set-aside/ folder and play their "
+                            "games again")
     match.add_argument("--backend", choices=BACKENDS, default="loky",
                        help="joblib backend: loky (processes on this machine, default), dask (needs "
                             "cavekit[dask]) or ray (needs cavekit[ray])")

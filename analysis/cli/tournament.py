@@ -6,7 +6,7 @@ import shlex
 from pathlib import Path
 
 from ...core.registry import game_names
-from ..tournament import format_tournament, run_tournament, write_tournament
+from ..tournament import check_tournament_folder, format_tournament, run_tournament, write_tournament
 from .common import Subcommands, add_param_option, game_params
 
 
@@ -15,6 +15,8 @@ def run(args: argparse.Namespace) -> int:
     params = game_params(args.param, args.game)
     if args.players is not None:
         params["players"] = args.players
+    if args.out:
+        check_tournament_folder(Path(args.out))      # before the games, not after them
     result = run_tournament(args.game, args.agents, args.games, args.seed, gauntlet=args.gauntlet, jobs=args.jobs,
                             progress=not args.quiet, n_boot=args.n_boot, prior_draws=args.prior_draws,
                             anchor=args.anchor, duplicate=args.duplicate, **params)

@@ -33,7 +33,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from ...core.api import ConfigError
-from ...core.cvc.rules import NUM_ROOMS, rules
+from ...core.cvc.rules import NUM_ROOMS, room_id_of, rules
 from ..balance import seat_rows
 from ..batch import run_match
 from ..results import ResultsError, load_games, load_results
@@ -175,8 +175,9 @@ def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Seq
     `chunk_size` are passed to `run_match`. Returns `out`.
     """
     out = Path(out)
-    rooms = list(rooms) if rooms is not None else room_ids()
-    unknown = sorted(set(rooms) - set(room_ids()))
+    named = list(rooms) if rooms is not None else room_ids()
+    unknown = sorted(r for r in named if room_id_of(r) is None)
+    rooms = list(dict.fromkeys(room_id_of(r) for r in named if room_id_of(r) is not None))
     if unknown:
         raise ConfigError(f"unknown room id(s) {', '.join(unknown)}; room ids: {', '.join(room_ids())}")
     spec = {"agent": agent, "games": games, "seed": seed, "rooms": rooms}

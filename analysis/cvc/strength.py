@@ -21,6 +21,7 @@ import numpy as np
 from ...core.api import CHANCE, sample_chance_outcome
 from ...core.registry import load_game
 from ..batch import agent_record, run_match
+from ..stats import goal_verdict, mean_interval
 
 
 # What each part of the report must show (score rates are lower bounds, the solo mean is an aim).
@@ -80,7 +81,9 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
     solo = run_match("cvc", [mcts], solo_games, seed, progress=progress, jobs=jobs, players=1)
     solo.to_parquet(out / "solo.parquet", index=False)
     scores = solo["score_0"]
+    _, mean_low, mean_high = mean_interval(scores)
     summary["solo"] = {"agent": mcts, "games": len(scores), "mean": float(scores.mean()),
+                       "mean_low": mean_low, "mean_high": mean_high,
                        "std": float(scores.std()), "min": int(scores.min()), "max": int(scores.max()),
                        "share_at_least_50": float((scores >= 50).mean()), "share_above_60": float((scores > 60).mean()),
                        "seconds_per_game": float(solo["seconds"].mean())}
@@ -95,12 +98,14 @@ def format_report(summary: dict[str, Any]) -> str:
     """The summary as a Markdown report."""
     lines = ["# Cave vs Cave agent strength", "", f"Command: `{summary['command']}`", "",
              "## Head to head (every deal played twice, seats swapped; draws count half)", "",
+             "Verdicts come from the 95% interval: met when all of it reaches the goal, not met when none of it "
+             "does, undecided otherwise (too few games to tell).", "",
              "| match | games | wins | draws | losses | score rate | 95% interval | paired over deals | goal | "
              "points (mean) | opponent points | s/game |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in summary["matches"].items():
         goal = GOALS[name]
-        verdict = "met" if (m["score_rate"] >= goal if goal != 0.5 else m["score_rate"] > goal) else "not met"
+        verdict = goal_verdict(m["ci95_low"], m["ci95_high"], goal, strictly_above=goal == 0.5)
         lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['games']} | {m['wins']} | {m['draws']} | "
                      f"{m['losses']} | {m['score_rate']:.1%} | {m['ci95_low']:.1%} - {m['ci95_high']:.1%} | "
                      f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} ({m['deals']} deals) | "
@@ -111,7 +116,9 @@ def format_report(summary: dict[str, Any]) -> str:
               f"`{s['agent']}` over {s['games']} games: mean {s['mean']:.1f} points (sd {s['std']:.1f}, "
               f"range {s['min']}-{s['max']}); {s['share_at_least_50']:.0%} reach 50, "
               f"{s['share_above_60']:.0%} exceed 60; {s['seconds_per_game']:.2f} s per game "
-              f"(aim: a mean above {GOALS['solo_mean']:.0f}).", "",
+              f"(aim: a mean above {GOALS['solo_mean']:.0f}: "
+              f"{goal_verdict(s['mean_low'], s['mean_high'], GOALS['solo_mean'], strictly_above=True)}, "
+              f"95% interval {s['mean_low']:.1f}-{s['mean_high']:.1f}).", "",
               "## Speed: compiled MCTS against generic MCTS on the same positions", "",
               "| leaves | positions | generic sims/s | compiled sims/s | ratio |", "|---|---|---|---|---|"]
     for sp in summary["speed"]:

@@ -154,11 +154,26 @@ def _room_ids(option: str, value: Any) -> tuple[str, ...]:
     if not value:
         return ()       # also while the rules table itself is being parsed (its defaults ban nothing)
     known = [room.id for room in rules().rooms[:NUM_ROOMS]]
-    unknown = [v for v in value if v not in known]
+    ids = [room_id_of(v) for v in value]
+    unknown = [v for v, i in zip(value, ids) if i is None]
     if unknown:
         raise ConfigError(f"parameter {option}: unknown room id(s) {', '.join(map(repr, unknown))}; "
                           f"room ids: {', '.join(known)}")
-    return tuple(dict.fromkeys(value))
+    return tuple(dict.fromkeys(ids))
+
+
+def _room_key(text: str) -> str:
+    return "_".join(text.lower().replace("-", " ").replace("_", " ").split())
+
+
+def room_id_of(text: str) -> str | None:
+    """The id of the room a person names by its id or printed name, in any case ("Spinning Wheel",
+    "SPINNING_WHEEL", "spinning-wheel"), or None if no room has that name."""
+    key = _room_key(text)
+    for room in rules().rooms[:NUM_ROOMS]:
+        if key in (room.id, _room_key(room.name)):
+            return room.id
+    return None
 
 
 CONFIG_CHOICES: dict[str, tuple[Any, ...]] = {
