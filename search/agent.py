@@ -5,6 +5,8 @@ notebooks all name agents this way.
 """
 from __future__ import annotations
 
+import inspect
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -62,6 +64,31 @@ def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, 
 
 
 register_agent("random", RandomAgent, {})
+
+
+@dataclass(frozen=True)
+class AgentOption:
+    """One option of an agent spec: its name, the type its text is read as, and its default."""
+
+    name: str
+    kind: str
+    default: Any
+
+
+def describe_agent(name: str) -> tuple[str, list[AgentOption], str | None]:
+    """An agent's one-line description, its options (with their defaults) and the game it plays (None: any)."""
+    if name not in _AGENTS:
+        raise ConfigError(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
+    factory, options, plays = _AGENTS[name]
+    lines = (factory.__doc__ or "").strip().splitlines()
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):     # a factory whose signature Python cannot read (a compiled one)
+        parameters = {}
+    described = [AgentOption(option, getattr(parse, "__name__", "value"),
+                             parameters[option].default if option in parameters else None)
+                 for option, parse in options.items()]
+    return (lines[0] if lines else ""), described, plays
 
 
 def agent_names(game_name: str | None = None) -> list[str]:
