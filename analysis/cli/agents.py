@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
                               for o in options)
             print(f"    options: {shown}")
     print("\nan agent spec is NAME or NAME:option=value,option=value, e.g. "
-          "cvc_turn_mcts:iterations=500")
+          "mcts:iterations=500")
     return 0
 
 
