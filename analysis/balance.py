@@ -124,3 +124,16 @@ def target_shares(games: pd.DataFrame, goal: int, remarkable: int) -> pd.DataFra
         out.append({"mark": label, "games": n, "hits": hits, "share": hits / n if n else math.nan,
                     "ci95_low": low, "ci95_high": high})
     return pd.DataFrame(out).set_index("mark")
+
+
+def tie_counts(games: pd.DataFrame) -> pd.DataFrame:
+    """Games whose best points were shared: how many, how many were drawn, and how many the tie-break decided
+    (and for whom: the first player or another)."""
+    seats = seat_count(games)
+    scores = games[[f"score_{p}" for p in range(seats)]].to_numpy()
+    tied = (scores == scores.max(axis=1, keepdims=True)).sum(axis=1) > 1
+    decided = tied & (games["winner"].to_numpy() >= 0)
+    first_won = decided & (games["winner"].to_numpy() == games["first_player"].to_numpy())
+    return pd.DataFrame([{"games": len(games), "tied on points": int(tied.sum()),
+                          "drawn": int((tied & ~decided).sum()), "decided by the tie-break": int(decided.sum()),
+                          "of which won by the first player": int(first_won.sum())}], index=pd.Index(["all games"]))

@@ -31,6 +31,7 @@ from ..core.api import CHANCE, ConfigError, Game
 from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
 from ..core.registry import load_game
 from ..search.agent import make_agent
+from .balance import tie_counts
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
 from .paired import first_player_paired, is_paired, paired_differences, score_rate_over_deals
@@ -480,6 +481,7 @@ def summarize(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     tables["first player"] = pd.DataFrame({
         "games": [len(first)], "first_player_score_rate": [(wins + draws / 2) / max(1, len(first))],
         "ci95_low": [lo], "ci95_high": [hi], "draws": [draws]})
+    tables["ties on points"] = tie_counts(results)
     if is_paired(results):
         tables["score rate, paired over deals"] = paired_differences(results, "score_rate")
         tables["first player, paired over deals"] = first_player_paired(results)

@@ -35,6 +35,9 @@ from .stats import percentile_interval, seat_count
 
 ELO_SCALE = 400.0 / math.log(10.0)
 DEFAULT_ANCHOR_RATING = 1500.0
+# Below this many encounters an agent's bootstrap interval would show the few outcomes it had, not the
+# uncertainty (two wins resample to two wins: an interval of width zero), so it gets none.
+MIN_ENCOUNTERS_FOR_INTERVAL = 20
 
 
 def pairwise_outcomes(games: pd.DataFrame) -> pd.DataFrame:
@@ -173,7 +176,9 @@ def rate(games: pd.DataFrame, n_boot: int = 1000, seed: int = 0, prior_draws: fl
     Elo ratings average `anchor_rating` (or the agent `anchor` sits at it); Bradley-Terry strengths have
     geometric mean 1 (or the anchor's is 1). The bootstrap resamples whole games with replacement from
     `numpy.random.default_rng(seed)`, within each value of the column `group` when given (a tournament keeps
-    every pairing's size), refits each of the `n_boot` replicates and reports the percentile interval.
+    every pairing's size), refits each of the `n_boot` replicates and reports the percentile interval. An
+    agent with fewer than `MIN_ENCOUNTERS_FOR_INTERVAL` encounters gets no interval (NaN): a bootstrap of a
+    few games is narrower than those games allow.
     """
     if n_boot < 0:
         raise ConfigError(f"n_boot must be at least 0, not {n_boot}")
@@ -202,6 +207,9 @@ def rate(games: pd.DataFrame, n_boot: int = 1000, seed: int = 0, prior_draws: fl
         table["elo_ci_high"] = anchor_rating + ELO_SCALE * high
         table["bt_ci_low"] = np.exp(low)
         table["bt_ci_high"] = np.exp(high)
+        met = np.bincount(np.concatenate([a, b]), minlength=k)
+        few = met < MIN_ENCOUNTERS_FOR_INTERVAL
+        table.loc[few, ["elo_ci_low", "elo_ci_high", "bt_ci_low", "bt_ci_high"]] = np.nan
     table = table[[c for c in ("agent", "elo", "elo_ci_low", "elo_ci_high", "bt_strength", "bt_ci_low",
                                "bt_ci_high") if c in table.columns]]
     table.attrs.update({"n_boot": n_boot, "seed": seed, "prior_draws": prior_draws, "anchor": anchor,

@@ -225,6 +225,14 @@ def first_player_section(data: ReportData) -> Section:
     return Section("First-player advantage", caption, [table_html(table, {"games": str})])
 
 
+def ties_section(data: ReportData) -> Section:
+    """How many games ended level on points, and how the rules' tie-break settled them."""
+    caption = ("Games in which two or more players shared the best points: drawn, or decided by the game's "
+               "tie-break (Cave vs Cave: the most valuable rooms). A tie-break that mostly favours one seat is "
+               "part of that seat's advantage.")
+    return Section("Ties", caption, [table_html(balance.tie_counts(data.games))])
+
+
 def paired_section(data: ReportData) -> Section:
     """Differences between agents paired over deals, beside their unpaired standard errors."""
     measures = ["points"] if data.seats == 1 else ["score_rate", "points"]
@@ -297,7 +305,7 @@ def report_sections(data: ReportData) -> list[Section]:
     """Every section of the report for this folder, in reading order."""
     sections = [run_section(data), agents_section(data)]
     if data.seats > 1:
-        sections.append(first_player_section(data))
+        sections += [first_player_section(data), ties_section(data)]
     if is_paired(data.games) and data.games[[f"agent_{p}" for p in range(data.seats)]].stack().nunique() > 1:
         sections.append(paired_section(data))
     sections += [scores_section(data), length_section(data)]

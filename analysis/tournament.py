@@ -36,7 +36,7 @@ from ..core.registry import load_game
 from ..search.agent import make_agent
 from .batch import run_match
 from .paired import paired_differences
-from .ratings import DEFAULT_ANCHOR_RATING, pairwise_outcomes, rate
+from .ratings import DEFAULT_ANCHOR_RATING, MIN_ENCOUNTERS_FOR_INTERVAL, pairwise_outcomes, rate
 from .stats import seat_count, wilson_interval
 
 
@@ -283,7 +283,8 @@ def format_tournament(result: Tournament) -> str:
     anchor = f"{s['anchor']} = {s['anchor_rating']:.0f}" if s["anchor"] else f"mean {s['anchor_rating']:.0f}"
     notes = (f"Elo: Bradley-Terry fit on the 400/ln10 scale, {anchor}, {s['prior_draws']:g} virtual draw(s) per "
              f"agent against the pool; intervals: 95% percentile bootstrap over {s['n_boot']} resamples of games "
-             f"within pairings. Score rates count draws as half; their intervals are Wilson 95%.")
+             f"within pairings (none, NaN, for an agent with fewer than {MIN_ENCOUNTERS_FOR_INTERVAL} encounters). "
+             "Score rates count draws as half; their intervals are Wilson 95%.")
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
         return "\n\n".join([
             header,

@@ -6,7 +6,9 @@ notebooks all name agents this way.
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
@@ -89,11 +91,41 @@ def import_agent_modules(modules: Iterable[str]) -> None:
         logging.getLogger("cavekit").warning("cavekit: %s", _left_out_text(left_out))
 
 
+def _left_out_note() -> str:
+    """For an unknown agent's error: "; " and what was left out, if any agent module was."""
+    return f"; {_left_out_text(_LEFT_OUT)}" if _LEFT_OUT else ""
+
+
 def _left_out_text(left_out: dict[str, str]) -> str:
     """What is left out and why, and how to rebuild, in one line."""
     missing = ", ".join(sorted(set(left_out.values())))
     return (f"compiled modules cannot be imported: {missing}; the agents that need them are left out (the "
             f"reference engines and the other agents work); {REBUILD}")
+
+
+@dataclass(frozen=True)
+class AgentOption:
+    """One option of an agent spec: its name, the type its text is read as, and its default."""
+
+    name: str
+    kind: str
+    default: Any
+
+
+def describe_agent(name: str) -> tuple[str, list[AgentOption], str | None]:
+    """An agent's one-line description, its options (with their defaults) and the game it plays (None: any)."""
+    if name not in _AGENTS:
+        raise ConfigError(f"unknown agent {name!r}; agents: {', '.join(agent_names())}{_left_out_note()}")
+    factory, options, plays = _AGENTS[name]
+    lines = (factory.__doc__ or "").strip().splitlines()
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):     # a factory whose signature Python cannot read (a compiled one)
+        parameters = {}
+    described = [AgentOption(option, getattr(parse, "__name__", "value"),
+                             parameters[option].default if option in parameters else None)
+                 for option, parse in options.items()]
+    return (lines[0] if lines else ""), described, plays
 
 
 def agent_names(game_name: str | None = None) -> list[str]:
@@ -120,9 +152,8 @@ def make_agent(spec: str, game: Game, seed: int | np.random.SeedSequence | None 
     """Build an agent from its spec string; unknown agents and options get a ConfigError saying what exists."""
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
-        left_out = f"; {_left_out_text(_LEFT_OUT)}" if _LEFT_OUT else ""
         raise ConfigError(f"unknown agent {name!r} in spec {spec!r}; available agents: {', '.join(agent_names())}"
-                          f"{left_out}")
+                          f"{_left_out_note()}")
     factory, option_types, plays = _AGENTS[name]
     if plays is not None and plays != game.name:
         raise ConfigError(f"agent {name!r} plays {plays} only, not {game.name}; agents for {game.name}: "

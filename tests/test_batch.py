@@ -213,6 +213,16 @@ def _children(pid: int) -> set[int]:
     return found | {g for c in found for g in _children(c)}
 
 
+def _describe(pid: int) -> str:
+    """A process's id, parent, state and command line, for a failure message."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+    except OSError:
+        return f"{pid} (gone)"
+    return f"{pid} (parent {fields[1]}, state {fields[0]}): {command}"
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -240,7 +250,8 @@ def test_the_workers_of_a_killed_batch_end_with_it(tmp_path, quiet):
     deadline = time.monotonic() + 60
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not [w for w in workers if _alive(w)], "worker processes outlived the killed batch"
+    left = [w for w in workers if _alive(w)]
+    assert not left, "worker processes outlived the killed batch: " + "; ".join(_describe(w) for w in left)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")

@@ -94,3 +94,18 @@ def test_a_refused_results_folder_is_left_as_it_was(tmp_path):
                            "--out", str(tmp_path))
     assert done.returncode == 2 and "not a cavekit results folder" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_cavekit_agents_lists_a_games_agents_with_what_they_do_and_their_options():
+    result = cavekit_command("agents", "cvc")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "cvc_turn_mcts\n    MCTS over turn segments on the compiled core." in out
+    assert "iterations=1000 (int)" in out and "random\n    Plays a uniformly random legal action." in out
+    assert "caverna_heuristic" not in out and "pairs_heuristic" not in out
+
+
+def test_cavekit_agents_without_a_game_says_which_game_each_agent_is_for():
+    out = cavekit_command("agents").stdout
+    assert "pairs_heuristic  [pairs only]" in out and "cvc_mcts  [cvc only]" in out
+    assert "\ngreedy\n" in out          # plays every game

@@ -245,3 +245,13 @@ def test_the_report_says_how_games_were_dealt_and_pairs_a_duplicate_run(tmp_path
     run_match("cvc", ["random", "greedy"], 2, seed=2, progress=False, out=tmp_path / "plain")
     page = build_report(tmp_path / "plain")
     assert "one deal per game (deal scheme 1)" in page and "Paired over deals" not in page
+
+
+def test_ties_on_points_are_counted_with_who_won_the_tie_break():
+    from cavekit.analysis.balance import tie_counts
+    games = pd.DataFrame({"agent_0": ["A"] * 4, "agent_1": ["B"] * 4, "score_0": [30, 25, 25, 20],
+                          "score_1": [30, 25, 20, 20], "return_0": [0.0, 1.0, 1.0, -1.0],
+                          "return_1": [0.0, -1.0, -1.0, 1.0], "winner": [-1, 0, 0, 1], "first_player": [0, 0, 1, 0]})
+    row = tie_counts(games).iloc[0]
+    # Games 0, 1 and 3 are level on points: 0 drawn, 1 and 3 settled by the tie-break (1 for the first player).
+    assert row.tolist() == [4, 3, 1, 2, 1]

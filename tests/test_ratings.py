@@ -113,8 +113,8 @@ def test_bootstrap_interval_contains_estimate_and_shrinks_with_more_games():
 
 def test_bootstrap_within_groups_keeps_each_group_size():
     # with stratification every replicate of a one-sided pairing is one-sided again: zero-width interval
-    games = two_player_games([("A", "B", 1)] * 6 + [("A", "C", 1), ("C", "A", 1)] * 3)
-    games["pairing"] = [0] * 6 + [1] * 6
+    games = two_player_games([("A", "B", 1)] * 24 + [("A", "C", 1), ("C", "A", 1)] * 12)
+    games["pairing"] = [0] * 24 + [1] * 24
     table = rate(games, n_boot=200, seed=0, group="pairing").set_index("agent")
     assert table["elo_ci_low"].lt(table["elo_ci_high"]).loc["C"]
     with pytest.raises(ConfigError, match="group column"):
@@ -122,7 +122,7 @@ def test_bootstrap_within_groups_keeps_each_group_size():
 
 
 def test_anchor_agent_sits_at_1500_and_differences_do_not_move():
-    games = two_player_games([("A", "B", 1)] * 3 + [("A", "B", -1)] + [("B", "C", 1)] * 2 + [("C", "B", 1)])
+    games = two_player_games(([("A", "B", 1)] * 3 + [("A", "B", -1)] + [("B", "C", 1)] * 2 + [("C", "B", 1)]) * 8)
     mean_anchored = rate(games, n_boot=100, seed=1)
     anchored = rate(games, n_boot=100, seed=1, anchor="C").set_index("agent")
     assert anchored.loc["C", "elo"] == 1500.0
@@ -164,3 +164,10 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(ConfigError, match="replicates"):
         # 3-1 has an MLE, but some resamples are 4-0 and have none
         rate(two_player_games([("A", "B", 1)] * 3 + [("A", "B", -1)]), n_boot=200, prior_draws=0)
+
+
+def test_an_agent_with_few_encounters_gets_no_interval_rather_than_a_zero_width_one():
+    few = rate(two_player_games([("A", "B", 1)] * 2), n_boot=100, seed=0)
+    assert few[["elo_ci_low", "elo_ci_high"]].isna().all().all()
+    many = rate(two_player_games([("A", "B", 1), ("B", "A", 1), ("A", "B", -1)] * 8), n_boot=100, seed=0)
+    assert (many["elo_ci_low"] < many["elo"]).all() and (many["elo"] < many["elo_ci_high"]).all()

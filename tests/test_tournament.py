@@ -78,7 +78,8 @@ def test_tables_agree_with_the_games(cvc_round_robin):
         seat_returns = pd.concat([games.loc[games[f"agent_{p}"] == agent, f"return_{p}"] for p in (0, 1)])
         assert row["wins"] == (seat_returns > 0).sum()
         assert row["score_ci_low"] <= row["score_rate"] <= row["score_ci_high"]
-        assert row["elo_ci_low"] <= row["elo"] <= row["elo_ci_high"]
+        # 8 encounters each: too few for a bootstrap interval, which would be narrower than 8 games allow
+        assert np.isnan(row["elo_ci_low"]) and np.isnan(row["elo_ci_high"])
     cross = cvc_round_robin.crosstable
     assert list(cross.index) == list(cvc_round_robin.standings["agent"])        # best first
     assert np.isnan(np.diag(cross.to_numpy())).all()
