@@ -30,7 +30,7 @@ from tqdm import tqdm
 from ..core.api import CHANCE, ConfigError, Game
 from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
 from ..core.registry import load_game
-from ..search.agent import make_agent
+from ..search.agent import make_agent, resolve_preset
 from .balance import tie_counts
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
@@ -385,6 +385,7 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
                           f"specs, got {len(agent_specs)}")
     if not agent_specs:
         raise ConfigError(f"{game_name} solo needs at least one agent spec")
+    agent_specs = [resolve_preset(spec, game) for spec in agent_specs]     # the folder records what played
     for spec in agent_specs:
         make_agent(spec, game)      # refuse a bad spec before playing anything
     assignments = seat_assignments(game.num_players, len(agent_specs))

@@ -26,7 +26,7 @@ import pandas as pd
 from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Game, State, sample_chance_outcome
 from ..core.deal import DEAL_SEED_LIMIT, Deal, DealError, deal_for_play
 from ..core.spec import resolve
-from ..search.agent import Agent, make_agent
+from ..search.agent import Agent, make_agent, resolve_preset
 
 HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
 HINT_DEFAULT_COUNT = 5
@@ -72,12 +72,14 @@ class PlaySession:
             raise ConfigError(f"seat {seat} does not exist: {game.name} with {game.num_players} player(s) "
                               f"has seats 0 to {game.num_players - 1}")
         self.game = game
-        self.ai_spec = ai_spec
+        resolved = resolve_preset(ai_spec, game)
+        self.ai_spec = resolved if resolved == ai_spec else f"{ai_spec} = {resolved}"     # what the person sees
+        self._ai_agent_spec = resolved
         self.seat = seat
         self.seed = random_seed() if seed is None else seed
         deal = deal_for_play(game, self.seed % DEAL_SEED_LIMIT)
         self._deal = deal if isinstance(deal, Deal) else None      # None: the game has no deals
-        self.agent: Agent = make_agent(ai_spec, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
+        self.agent: Agent = make_agent(resolved, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
         self._hint_agent: Agent | None = None
         self.state: State = game.new_initial_state() if state is None else state
         self._in = sys.stdin if stdin is None else stdin
@@ -308,7 +310,7 @@ class PlaySession:
     # -- commands -----------------------------------------------------------------------------------
 
     def _hint_spec(self) -> str:
-        return self.ai_spec if hasattr(self.agent, "analyse") else HINT_FALLBACK_SPEC
+        return self._ai_agent_spec if hasattr(self.agent, "analyse") else HINT_FALLBACK_SPEC
 
     def _hint(self, argument: str) -> None:
         if argument and not (argument.isdigit() and int(argument) > 0):

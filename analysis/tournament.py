@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from ..core.api import ConfigError
 from ..core.registry import load_game
-from ..search.agent import make_agent
+from ..search.agent import make_agent, resolve_preset
 from .batch import run_match
 from .paired import paired_differences
 from .ratings import DEFAULT_ANCHOR_RATING, MIN_ENCOUNTERS_FOR_INTERVAL, pairwise_outcomes, rate
@@ -75,9 +75,9 @@ def pairings(agents: Sequence[str], players: int, gauntlet: str | None = None) -
 def _check_agents(agents: Sequence[str], gauntlet: str | None, players: int, game: Any,
                   game_name: str) -> list[str]:
     """The agent list, validated: distinct specs, enough of them, every spec buildable."""
-    specs = [a.strip() for a in agents]
+    specs = [resolve_preset(a.strip(), game) for a in agents]     # tables name what played
     if gauntlet is not None:
-        gauntlet = gauntlet.strip()
+        gauntlet = resolve_preset(gauntlet.strip(), game)
         if gauntlet not in specs:
             specs = [gauntlet, *specs]
     duplicates = sorted({a for a in specs if specs.count(a) > 1})
@@ -115,9 +115,10 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
     if players < 2:
         raise ConfigError(f"{game_name} with {players} player is not a contest; tournaments need 2 or more players")
     specs = _check_agents(agents, gauntlet, players, game, game_name)
-    if anchor is not None and anchor.strip() not in specs:
+    anchor = resolve_preset(anchor.strip(), game) if anchor is not None else None
+    if anchor is not None and anchor not in specs:
         raise ConfigError(f"anchor agent {anchor!r} is not in the tournament; agents: {', '.join(specs)}")
-    challenger = gauntlet.strip() if gauntlet is not None else None
+    challenger = resolve_preset(gauntlet.strip(), game) if gauntlet is not None else None
     tables = pairings(specs, players, challenger)
 
     parts = []

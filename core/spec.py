@@ -17,6 +17,9 @@ paths resolved only when that layer asks (so `core` never imports `search` or `a
 - `dealer`: the module that deals the game (`cavekit.core.deal`): its random components, drawn from one
   seed whatever the players do (None: the game has no deals);
 - `agents`: modules that register the game's own agents (and search hooks) when imported;
+- `presets`: the difficulty presets `easy`, `medium`, `hard`, `strongest` (`DIFFICULTIES`) as agent specs,
+  by player count where they differ, each with its measured strength (`Preset`); `make_agent` accepts a
+  difficulty wherever it accepts an agent spec;
 - `analysis`: a module of the game's analysis hooks, each optional: `DECISION_FIELDS` (per-decision
   columns), `OUTCOME_FIELDS` (per-game columns), `report_sections(data)` (HTML report sections) and
   `add_commands(subparsers)` (the game's own studies as `cavekit` subcommands).
@@ -31,6 +34,22 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 INFORMATION_KINDS = ("perfect", "imperfect", "by_parameters")
+DIFFICULTIES = ("easy", "medium", "hard", "strongest")     # weakest first; every game has all four
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One difficulty of a game: the agent spec it stands for, at the player counts it covers.
+
+    `strength` is the measured strength in words with the run that measured it (a match against the next
+    preset down, say), so `cavekit agents GAME` can show what the name promises.
+    """
+
+    difficulty: str                     # one of DIFFICULTIES
+    agent: str                          # an agent spec, e.g. "cvc_turn_mcts:iterations=500"
+    players: tuple[int, ...] = ()       # the player counts it is for (empty: every count)
+    strength: str = ""                  # measured strength and the command that measured it
+    cost: str = ""                      # its budget in time, measured (CPU-seconds per move or per game)
 
 
 @dataclass(frozen=True)
@@ -69,6 +88,7 @@ class GameSpec:
     dealer: str | None = None                   # dealer module (see cavekit.core.deal) or None
     agents: tuple[str, ...] = ()                # modules registering the game's agents
     analysis: str | None = None                 # module of the game's analysis hooks
+    presets: tuple[Preset, ...] = ()            # the difficulty presets (see `Preset`)
     default: bool = False                       # the kit's flagship, used where a command needs one game
 
     def __post_init__(self) -> None:
@@ -79,6 +99,15 @@ class GameSpec:
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: a parameter is declared twice in {names}")
+        for preset in self.presets:
+            if preset.difficulty not in DIFFICULTIES:
+                raise ValueError(f"{self.name}: preset {preset.difficulty!r} is not one of {DIFFICULTIES}")
+        if self.presets:
+            for players in self.player_counts:
+                given = [p.difficulty for p in self.presets if not p.players or players in p.players]
+                if sorted(given, key=DIFFICULTIES.index) != list(DIFFICULTIES):
+                    raise ValueError(f"{self.name} with {players} player(s): presets {given}, need each of "
+                                     f"{DIFFICULTIES} once")
 
     @property
     def default_engine(self) -> str:
@@ -91,6 +120,13 @@ class GameSpec:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+    def preset(self, difficulty: str, players: int) -> Preset:
+        """The preset called `difficulty` at `players` players (KeyError if the game has none)."""
+        for p in self.presets:
+            if p.difficulty == difficulty and (not p.players or players in p.players):
+                return p
+        raise KeyError(difficulty)
 
     def analysis_hook(self, attribute: str) -> Any:
         """The game's analysis hook `attribute` (see the module docstring), or None if it has none."""

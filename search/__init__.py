@@ -5,12 +5,13 @@ are registered by importing the modules its spec lists under `agents`.
 """
 from ..core.registry import game_specs
 from . import mcts  # noqa: F401  (registers "mcts")
-from .agent import Agent, RandomAgent, agent_names, import_agent_modules, make_agent, register_agent
+from .agent import (Agent, RandomAgent, agent_names, game_presets, import_agent_modules, make_agent, register_agent,
+                    resolve_preset)
 from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
 from .turn_search import TurnSearch
 
 import_agent_modules(module for spec in game_specs() for module in spec.agents)
 
-__all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "make_agent",
-           "register_agent"]
+__all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "game_presets",
+           "make_agent", "register_agent", "resolve_preset"]

@@ -1,7 +1,8 @@
 """The agent protocol, the random agent, and `make_agent`, which builds any agent from a spec string.
 
-A spec is `name` or `name:key=value,key=value` (for example `"random"`); the CLI, batch runner and
-notebooks all name agents this way.
+A spec is `name` or `name:key=value,key=value` (for example `"random"`), or a difficulty preset (`easy`,
+`medium`, `hard`, `strongest`) that the game's spec maps to an agent spec for its player count; the CLI,
+batch runner and notebooks all name agents this way.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Callable, Iterable, Protocol
 import numpy as np
 
 from ..core.api import CHANCE, ConfigError, Game, State
+from ..core.spec import DIFFICULTIES, Preset
 from ..core.compiled_modules import REBUILD, missing_compiled_module
 
 
@@ -63,6 +65,8 @@ def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, 
     `options` maps each option name to the function that parses its text (int, float, str, ...); `game` names
     the one game the agent plays (None: every game), so a spec for another game is refused before any play.
     """
+    if name in DIFFICULTIES:
+        raise ValueError(f"{name!r} names a difficulty preset, so no agent may be registered under it")
     _AGENTS[name] = (factory, options, game)
 
 
@@ -148,12 +152,39 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip(), options
 
 
+def game_presets(game: Game) -> list[Preset]:
+    """The difficulty presets of `game` at its player count, weakest first (none for a game without a spec)."""
+    spec = getattr(game, "spec", None)
+    if spec is None or not spec.presets:
+        return []
+    return [spec.preset(difficulty, game.num_players) for difficulty in DIFFICULTIES]
+
+
+def resolve_preset(spec: str, game: Game) -> str:
+    """The agent spec that a difficulty preset stands for in `game`; any other spec is returned unchanged.
+
+    Batches record the resolved spec, so a results folder says what played even after a preset changes.
+    """
+    name, raw = parse_spec(spec)
+    if name not in DIFFICULTIES:
+        return spec
+    if raw:
+        raise ConfigError(f"preset {name!r} takes no options (it stands for a fixed agent spec); name that agent "
+                          f"spec instead: `cavekit agents {game.name}` lists the presets and what they stand for")
+    presets = {p.difficulty: p.agent for p in game_presets(game)}
+    if name not in presets:
+        raise ConfigError(f"{game.name} has no difficulty presets; name an agent: {', '.join(agent_names(game.name))}")
+    return presets[name]
+
+
 def make_agent(spec: str, game: Game, seed: int | np.random.SeedSequence | None = None) -> Agent:
-    """Build an agent from its spec string; unknown agents and options get a ConfigError saying what exists."""
+    """Build an agent from its spec string or a difficulty preset; unknown agents and options get a
+    ConfigError saying what exists."""
+    spec = resolve_preset(spec, game)
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
         raise ConfigError(f"unknown agent {name!r} in spec {spec!r}; available agents: {', '.join(agent_names())}"
-                          f"{_left_out_note()}")
+                          f" (or a difficulty: {', '.join(DIFFICULTIES)}){_left_out_note()}")
     factory, option_types, plays = _AGENTS[name]
     if plays is not None and plays != game.name:
         raise ConfigError(f"agent {name!r} plays {plays} only, not {game.name}; agents for {game.name}: "

@@ -4,13 +4,33 @@ from __future__ import annotations
 import argparse
 import inspect
 
-from ...core.registry import game_names
+from ...core.registry import game_names, game_spec
+from ...core.spec import DIFFICULTIES
 from ...search.agent import agent_names, describe_agent
 from .common import Subcommands
 
 
+def print_presets(game_name: str) -> None:
+    """The game's difficulty presets by player count: the agent spec each stands for, its cost and strength."""
+    spec = game_spec(game_name)
+    print(f"difficulty presets of {game_name} (usable wherever an agent spec is):")
+    groups: dict[tuple, list[int]] = {}         # player counts that share the same four presets
+    for players in spec.player_counts:
+        groups.setdefault(tuple(spec.preset(d, players) for d in DIFFICULTIES), []).append(players)
+    for presets, counts in groups.items():
+        print(f"  {', '.join(map(str, counts))} player{'s' if counts != [1] else ''}:")
+        for preset in presets:
+            print(f"    {preset.difficulty:<10} = {preset.agent}")
+            print(f"      cost: {preset.cost or 'not measured yet'}")
+            print(f"      strength: {preset.strength or 'not measured yet'}")
+    print()
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print one entry per agent: its name, description, the game it plays and its options with defaults."""
+    """Print the game's presets, then one entry per agent: its name, description, the game it plays and its
+    options with defaults."""
+    if args.game is not None:
+        print_presets(args.game)
     for name in agent_names(args.game):
         description, options, plays = describe_agent(name)
         where = f"  [{plays} only]" if plays and args.game is None else ""
@@ -20,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
                               for o in options)
             print(f"    options: {shown}")
     print("\nan agent spec is NAME or NAME:option=value,option=value, e.g. "
-          "mcts:iterations=500")
+          f"mcts:iterations=500, or a difficulty: {', '.join(DIFFICULTIES)} (`cavekit agents GAME` lists what "
+          "each stands for)")
     return 0
 
 

@@ -74,7 +74,8 @@ def add_parser(sub: Subcommands) -> None:
                "load_results('results/run1')\n"
                "  DuckDB: SELECT winner, count(*) FROM 'results/run1/games-*.parquet' GROUP BY winner")
     match.add_argument("game", choices=game_names(), help="game name")
-    match.add_argument("--agents", nargs="+", required=True, help="one agent spec per seat, e.g. random")
+    match.add_argument("--agents", nargs="+", required=True, help="one agent spec per seat, e.g. random, or a difficulty (easy, medium, hard, "
+                            "strongest), which the results record as the agent spec it stands for")
     match.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     match.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     match.add_argument("--players", type=int, help="players (default: number of agents; solo may name several "

@@ -29,12 +29,14 @@ def add_parser(sub: Subcommands) -> None:
                     "The AI prints each of its moves with a line of reasoning; chance events are announced.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
+               "  cavekit play cvc --ai medium                  (a difficulty: easy, medium, hard, strongest)\n"
                "  cavekit play cvc --ai greedy\n"
                "  cavekit play cvc --ai mcts:seconds=5,rollout=none --seat 1 --seed 7\n"
                "  cavekit play cvc --ai expectimax:depth=2 --load mygame.json\n"
                "  cavekit play cvc --players 1 --ai greedy        (solo: the AI only answers hint)")
     play.add_argument("game", choices=game_names(), help="game name")
-    play.add_argument("--ai", default="greedy", metavar="SPEC", help="the AI's agent spec (default greedy)")
+    play.add_argument("--ai", default="greedy", metavar="SPEC", help="the AI's agent spec or difficulty (easy, medium, hard, strongest; "
+                           "`cavekit agents GAME` lists them; default greedy)")
     play.add_argument("--seat", type=int, default=0,
                       help="your seat, from 0 to the number of players - 1 (default 0); who starts is dealt")
     play.add_argument("--seed", type=int, help="seed of chance and the AI (default: a fresh one, printed)")

@@ -61,7 +61,8 @@ def add_parser(sub: Subcommands) -> None:
                "  (--out writes games.parquet, standings.parquet/.csv, crosstable.csv, head_to_head.csv and "
                "tournament.json)")
     tournament.add_argument("game", choices=game_names(), help="game name")
-    tournament.add_argument("--agents", nargs="+", required=True, help="distinct agent specs, at least 2")
+    tournament.add_argument("--agents", nargs="+", required=True, help="distinct agent specs or difficulties (easy, medium, hard, "
+                                 "strongest), at least 2")
     tournament.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     tournament.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     tournament.add_argument("--jobs", type=int, default=1,

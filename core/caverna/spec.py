@@ -1,7 +1,7 @@
 """Caverna: The Cave Farmers as the generic layers see it (see `cavekit.core.spec`)."""
 from __future__ import annotations
 
-from ..spec import GameSpec, Parameter
+from ..spec import GameSpec, Parameter, Preset
 from .rules import CONFIG_CHOICES, make_config
 
 
@@ -26,4 +26,10 @@ SPEC = GameSpec(
     dealer="cavekit.core.caverna.deal",
     agents=("cavekit.search.caverna_agents",),
     analysis="cavekit.analysis.caverna",
+    presets=(
+        Preset("easy", "caverna_heuristic"),
+        Preset("medium", "caverna_rollout:candidates=2,horizon=1"),
+        Preset("hard", "caverna_rollout:candidates=3,horizon=2"),
+        Preset("strongest", "caverna_rollout:candidates=3,horizon=0"),
+    ),
 )

@@ -1,7 +1,7 @@
 """Cavum as the generic layers see it (see `cavekit.core.spec`)."""
 from __future__ import annotations
 
-from ..spec import GameSpec, Parameter
+from ..spec import GameSpec, Parameter, Preset
 from .rules import CHOICES, KINDS, UNLIMITED, make_config, rules
 
 
@@ -35,4 +35,10 @@ SPEC = GameSpec(
     renderer="cavekit.core.cavum.render:render_state",
     dealer="cavekit.core.cavum.deal",
     analysis="cavekit.analysis.cavum",
+    presets=(
+        Preset("easy", "cavum_heuristic"),
+        Preset("medium", "mcts:iterations=100,rollout=none"),
+        Preset("hard", "mcts:iterations=500,rollout=none"),
+        Preset("strongest", "mcts:iterations=2000,rollout=none"),
+    ),
 )

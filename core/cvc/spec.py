@@ -1,7 +1,7 @@
 """Cave vs Cave as the generic layers see it (see `cavekit.core.spec`)."""
 from __future__ import annotations
 
-from ..spec import GameSpec, Parameter
+from ..spec import GameSpec, Parameter, Preset
 from .rules import BANNED_ROOMS_OPTIONS, CONFIG_CHOICES, NUM_ROOMS, make_config, rules
 
 
@@ -32,4 +32,13 @@ SPEC = GameSpec(
             "cavekit.search.cvc_expectimax"),
     analysis="cavekit.analysis.cvc",
     default=True,
+    presets=(
+        Preset("easy", "greedy"),
+        Preset("medium", "cvc_expectimax:depth=2", players=(2,)),
+        Preset("hard", "cvc_turn_mcts:iterations=500", players=(2,)),
+        Preset("strongest", "cvc_turn_mcts:iterations=2000", players=(2,)),
+        Preset("medium", "cvc_turn_mcts:iterations=500", players=(1,)),
+        Preset("hard", "cvc_expectimax:depth=2", players=(1,)),
+        Preset("strongest", "cvc_expectimax:depth=3", players=(1,)),
+    ),
 )

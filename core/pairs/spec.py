@@ -1,7 +1,7 @@
 """The Cave (Pairs deck) as the generic layers see it (see `cavekit.core.spec`)."""
 from __future__ import annotations
 
-from ..spec import GameSpec, Parameter
+from ..spec import GameSpec, Parameter, Preset
 from .rules import (FIRST_DEALER_RANDOM, HAND_VISIBILITIES, MAX_BURN, MAX_CAVE, MAX_HAND, MAX_ROUNDS,
                     ROUNDS_PER_PLAYER, TIE_BREAKS, make_config, rules)
 
@@ -38,4 +38,10 @@ SPEC = GameSpec(
     renderer="cavekit.core.pairs.state:render_state",
     dealer="cavekit.core.pairs.deal",
     analysis="cavekit.analysis.pairs",
+    presets=(
+        Preset("easy", "pairs_heuristic"),
+        Preset("medium", "mcts:iterations=200,c=0.7"),
+        Preset("hard", "mcts:iterations=1000,c=0.7"),
+        Preset("strongest", "mcts:iterations=4000,c=0.7"),
+    ),
 )
