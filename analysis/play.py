@@ -146,38 +146,14 @@ class PlaySession:
         return PlayResult(self.state, True, self.seed)
 
     def _chance(self) -> None:
-        outcome = None
-        if self._deal is not None:
-            try:
-                outcome = self._deal.outcome(self.state)
-            except DealError:       # a loaded game from another deal
-                pass
-        if outcome is None:
-            position = len(self.state.history())
-            rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2, position)))
-            outcome = sample_chance_outcome(self.state.chance_outcomes(), rng.random())
-        seen = self._seen_by_person(outcome)
+        outcome = chance_outcome(self.state, self._deal, self.seed)
+        seen = not self._hidden or visible_to(self.state, outcome, self.seat)
         self.say(f"  chance: {self.state.action_to_string(outcome) if seen else 'an outcome hidden from you'}")
         self.state.apply_action(outcome)
 
-    def _seen_by_person(self, outcome: int) -> bool:
-        """Whether the person can tell this chance outcome from the others (their view after it differs)."""
-        if not self._hidden:
-            return True
-        views = {}
-        for other, _ in self.state.chance_outcomes():
-            after = self.state.clone()
-            after.apply_action(other)
-            views[other] = after.information_state_string(self.seat)
-        return list(views.values()).count(views[outcome]) == 1
-
     def _as_seen_by(self, player: int) -> State:
-        """The position an agent playing or advising `player` is given: with hidden information, one drawn
-        from that seat's information state (seeded by the session seed and the position), else the true one."""
-        if not self._hidden:
-            return self.state
-        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(3, len(self.state.history()))))
-        return self.state.resample_from_infostate(player, rng)
+        """The position an agent playing or advising `player` is given (see `seen_by`)."""
+        return seen_by(self.state, player, self.seed, self._hidden)
 
     def _board(self) -> str:
         """The position as the person may see it."""
@@ -310,7 +286,7 @@ class PlaySession:
     # -- commands -----------------------------------------------------------------------------------
 
     def _hint_spec(self) -> str:
-        return self._ai_agent_spec if hasattr(self.agent, "analyse") else HINT_FALLBACK_SPEC
+        return hint_spec(self._ai_agent_spec, self.agent)
 
     def _hint(self, argument: str) -> None:
         if argument and not (argument.isdigit() and int(argument) > 0):
@@ -322,22 +298,17 @@ class PlaySession:
             seed = np.random.SeedSequence(self.seed, spawn_key=(1,))
             self._hint_agent = make_agent(self._hint_spec(), self.game, seed=seed)
         self.say(f"thinking ({self._hint_spec()})...")
-        state = self.state
-        entries = self._hint_agent.analyse(self._as_seen_by(self.seat))  # type: ignore[attr-defined]
-        budget = getattr(self._hint_agent, "analysis_budget", self._hint_spec())
-        scale = "your result, -1 loss to +1 win" if self.game.num_players > 1 else "your final score"
-        self.say(f"hint from {budget}; value = its estimate of {scale}:")
-        number = {a: i for i, a in enumerate(state.legal_actions(), 1)}
-        total_visits = sum(e.get("visits", 0) for e in entries)
+        hint = hint_rows(self._hint_agent, self.game, self.state, self._as_seen_by(self.seat), self._hint_spec())
+        self.say(f"hint from {hint.budget}; value = its estimate of {hint.scale}:")
         rows = []
-        for e in entries[:count]:
-            row: dict[str, Any] = {"no.": number[e["action"]], "move": e["text"], "value": _value_text(e)}
+        for e in hint.rows[:count]:
+            row: dict[str, Any] = {"no.": e["number"], "move": e["text"], "value": e["value_text"]}
             if "visits" in e:
-                row["visits"] = f"{e['visits']} ({100 * e['visits'] / max(1, total_visits):.0f}%)"
+                row["visits"] = f"{e['visits']} ({e['visit_share']:.0f}%)"
             rows.append(row)
         self.say(*("  " + line for line in _left_aligned_table(pd.DataFrame(rows)).splitlines()))
-        if len(entries) > count:
-            self.say(f"  ({len(entries) - count} more: hint {len(entries)} shows all)")
+        if len(hint.rows) > count:
+            self.say(f"  ({len(hint.rows) - count} more: hint {len(hint.rows)} shows all)")
 
     def _save(self, argument: str) -> bool:
         if not argument:
@@ -379,27 +350,12 @@ class PlaySession:
         if argument:
             self.say("undo takes nothing after it: it takes back your last move and what followed")
             return False
-        history = self.state.history()
-        replay = self.game.new_initial_state()
-        movers = []
-        for action in history:
-            movers.append(replay.current_player())
-            replay.apply_action(action)
-        mine = [i for i, p in enumerate(movers) if p == self.seat]
-        if not mine:
+        undone = undo_last_move(self.game, self.state, self.seat)
+        if undone is None:
             self.say("nothing to undo: you have not made a move yet")
             return False
-        last = mine[-1]
-        # Rebuilt from the record's prefix, so the position is exactly the one the move was made in.
-        rebuilt = self.game.new_initial_state()
-        for action in history[:last]:
-            rebuilt.apply_action(action)
-        later = movers[last + 1:]
-        counts = {"AI action": sum(1 for p in later if p >= 0), "chance event": sum(1 for p in later if p == CHANCE)}
-        also = " and ".join(f"{n} {what}{'s' if n > 1 else ''}" for what, n in counts.items() if n)
-        self.say(f"took back your move {rebuilt.action_to_string(history[last])}"
-                 + (f" and the {also} after it" if also else ""))
-        self.state = rebuilt
+        self.say(undone.message)
+        self.state = undone.state
         return True
 
     # -- the end ------------------------------------------------------------------------------------
@@ -413,17 +369,7 @@ class PlaySession:
         else:
             parts = [f"{'you' if p == self.seat else 'AI'} (player {p}) {scores[p]}" for p in range(len(scores))]
             self.say("Final scores: " + ", ".join(parts) + ".")
-            returns = state.returns()
-            best = max(returns)
-            if returns.count(best) > 1:
-                verdict = "A draw."
-            elif returns[self.seat] == best:
-                verdict = "You win!"
-            else:
-                verdict = "The AI wins."
-            if len(set(scores)) == 1 and returns.count(best) == 1:
-                verdict += " (equal points: decided by the tie-break)"
-            self.say(verdict)
+            self.say(verdict(state, self.seat, other="The AI"))
         while True:
             answer = self.ask("Save the game record? Type a file name, or press Enter (or no) to skip: ")
             # A person who types a command out of habit ("quit", "no") means "don't save", not a file name,
@@ -440,6 +386,124 @@ class PlaySession:
 
 SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")
 YES_ANSWERS = ("y", "yes")
+
+# -- what terminal play and the browser (`cavekit.analysis.web`) share ----------------------------------
+
+def chance_outcome(state: State, deal: Deal | None, seed: int) -> int:
+    """The outcome of the chance node `state` in a session of `seed`: the deal's, or (a game without deals,
+    or a record from another deal) one drawn from child (2, position) of the seed, which undo cannot re-roll."""
+    if deal is not None:
+        try:
+            return deal.outcome(state)
+        except DealError:       # a loaded game from another deal
+            pass
+    position = len(state.history())
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2, position)))
+    return sample_chance_outcome(state.chance_outcomes(), rng.random())
+
+
+def visible_to(state: State, action: int, seat: int) -> bool:
+    """Whether `seat` can tell `action` (a chance outcome, or another player's move) from the alternatives
+    in `state`: its information state after the action differs from that after every other choice."""
+    if state.current_player() == seat:
+        return True
+    choices = [a for a, _ in state.chance_outcomes()] if state.current_player() == CHANCE else state.legal_actions()
+    views = {}
+    for other in choices:
+        after = state.clone()
+        after.apply_action(other)
+        views[other] = after.information_state_string(seat)
+    return list(views.values()).count(views[action]) == 1
+
+
+def seen_by(state: State, player: int, seed: int, hidden: bool) -> State:
+    """The position an agent playing or advising `player` is given: with hidden information, one drawn from
+    that seat's information state (seeded by the session seed and the position), else the true one."""
+    if not hidden:
+        return state
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3, len(state.history()))))
+    return state.resample_from_infostate(player, rng)
+
+
+def hint_spec(ai_spec: str, agent: Agent | None = None) -> str:
+    """The agent spec that answers hints: the AI's own when it can analyse a position, else greedy."""
+    return ai_spec if agent is not None and hasattr(agent, "analyse") else HINT_FALLBACK_SPEC
+
+
+@dataclass
+class Hint:
+    """An agent's evaluation of the options at a decision: who evaluated it (`budget`), on what scale, and
+    one row per option, best first (`number` in the legal-move list, `text`, `value`, `value_text`, and
+    `visits` with `visit_share` in percent when the agent counts visits)."""
+
+    budget: str
+    scale: str
+    rows: list[dict[str, Any]]
+
+
+def hint_rows(agent: Agent, game: Game, state: State, seen: State, spec: str) -> Hint:
+    """`agent`'s analysis of the decision in `state` (of `game`), searched on `seen` (the position as the mover may see
+    it, see `seen_by`); `spec` names the agent when it does not describe its own budget."""
+    entries = agent.analyse(seen)  # type: ignore[attr-defined]
+    budget = getattr(agent, "analysis_budget", spec)
+    scale = "your result, -1 loss to +1 win" if game.num_players > 1 else "your final score"
+    number = {a: i for i, a in enumerate(state.legal_actions(), 1)}
+    total_visits = sum(e.get("visits", 0) for e in entries)
+    rows = []
+    for e in entries:
+        row: dict[str, Any] = {"action": int(e["action"]), "number": number[e["action"]], "text": e["text"],
+                               "value": float(e["value"]), "value_text": _value_text(e)}
+        if "visits" in e:
+            row["visits"] = int(e["visits"])
+            row["visit_share"] = 100 * e["visits"] / max(1, total_visits)
+        rows.append(row)
+    return Hint(str(budget), scale, rows)
+
+
+@dataclass
+class Undone:
+    """The position before a seat's last move, and a sentence saying what was taken back."""
+
+    state: State
+    message: str
+
+
+def undo_last_move(game: Game, state: State, seat: int) -> Undone | None:
+    """The position just before `seat`'s last move (rebuilt from the record's prefix, so exactly the one the
+    move was made in), or None if `seat` has not moved yet."""
+    history = state.history()
+    replay = game.new_initial_state()
+    movers = []
+    for action in history:
+        movers.append(replay.current_player())
+        replay.apply_action(action)
+    mine = [i for i, p in enumerate(movers) if p == seat]
+    if not mine:
+        return None
+    last = mine[-1]
+    rebuilt = game.new_initial_state()
+    for action in history[:last]:
+        rebuilt.apply_action(action)
+    later = movers[last + 1:]
+    counts = {"AI action": sum(1 for p in later if p >= 0), "chance event": sum(1 for p in later if p == CHANCE)}
+    also = " and ".join(f"{n} {what}{'s' if n > 1 else ''}" for what, n in counts.items() if n)
+    return Undone(rebuilt, f"took back your move {rebuilt.action_to_string(history[last])}"
+                           + (f" and the {also} after it" if also else ""))
+
+
+def verdict(state: State, seat: int, other: str = "The AI") -> str:
+    """Who won a finished game of two or more players, as `seat` reads it ("You win!", "A draw.")."""
+    scores, returns = state.scores(), state.returns()
+    best = max(returns)
+    if returns.count(best) > 1:
+        text = "A draw."
+    elif returns[seat] == best:
+        text = "You win!"
+    else:
+        text = f"{other} wins."
+    if len(set(scores)) == 1 and returns.count(best) == 1:
+        text += " (equal points: decided by the tie-break)"
+    return text
 
 
 def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:
