@@ -21,8 +21,11 @@ paths resolved only when that layer asks (so `core` never imports `search` or `a
   by player count where they differ, each with its measured strength (`Preset`); `make_agent` accepts a
   difficulty wherever it accepts an agent spec;
 - `analysis`: a module of the game's analysis hooks, each optional: `DECISION_FIELDS` (per-decision
-  columns), `OUTCOME_FIELDS` (per-game columns), `report_sections(data)` (HTML report sections) and
-  `add_commands(subparsers)` (the game's own studies as `cavekit` subcommands).
+  columns), `OUTCOME_FIELDS` (per-game columns), `report_sections(data)` (HTML report sections),
+  `add_commands(subparsers)` (the game's own studies as `cavekit` subcommands), and for the browser
+  (`cavekit serve`) `web_board(state, viewer)` (the position as `viewer` may see it: `{"svg": ..., "targets":
+  {name: [action ids]}}`, elements carrying `data-target="name"`) and `web_score_breakdown(state)` (rows of
+  `player`, `source`, `points`); a game without them is shown as its renderer's text.
 
 A game's package declares its spec in `<package>/spec.py` as `SPEC`; `cavekit.core.registry` finds every
 such module under `cavekit.core`, so adding a game is adding its package.

@@ -23,4 +23,16 @@ def add_commands(sub: Any) -> None:
     add(sub)
 
 
-__all__ = ["DECISION_FIELDS", "add_commands", "report_sections"]
+def web_board(state: Any, viewer: int | None = None) -> dict[str, Any]:
+    """The position as SVG with its clickable targets, for `cavekit serve` (see `web.py`)."""
+    from .web import board
+    return board(state, viewer)
+
+
+def web_score_breakdown(state: Any) -> list[dict[str, Any]]:
+    """Where each player's points came from, for the browser's end-of-game table (see `web.py`)."""
+    from .web import score_breakdown
+    return score_breakdown(state)
+
+
+__all__ = ["DECISION_FIELDS", "add_commands", "report_sections", "web_board", "web_score_breakdown"]

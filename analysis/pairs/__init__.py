@@ -1,5 +1,21 @@
 """The Cave's analyses (`study`: seat advantage, value of hand information, deciding ranks; `strength`) and
-its analysis hook `OUTCOME_FIELDS` (majority points per rank, per seat; see `cavekit.core.spec`)."""
+its analysis hooks `OUTCOME_FIELDS` (majority points per rank, per seat) and, for `cavekit serve`, `web_board`
+and `web_score_breakdown` (see `cavekit.core.spec`)."""
+from typing import Any
+
 from .outcomes import OUTCOME_FIELDS
 
-__all__ = ["OUTCOME_FIELDS"]
+
+def web_board(state: Any, viewer: int | None = None) -> dict[str, Any]:
+    """The position as `viewer` may see it, as SVG with the viewer's clickable cards (see `web.py`)."""
+    from .web import board
+    return board(state, viewer)
+
+
+def web_score_breakdown(state: Any) -> list[dict[str, Any]]:
+    """Each seat's points by round and its total, for the browser's end-of-game table (see `web.py`)."""
+    from .web import score_breakdown
+    return score_breakdown(state)
+
+
+__all__ = ["OUTCOME_FIELDS", "web_board", "web_score_breakdown"]
