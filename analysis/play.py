@@ -77,8 +77,7 @@ class PlaySession:
         self._ai_agent_spec = resolved
         self.seat = seat
         self.seed = random_seed() if seed is None else seed
-        deal = deal_for_play(game, self.seed % DEAL_SEED_LIMIT)
-        self._deal = deal if isinstance(deal, Deal) else None      # None: the game has no deals
+        self._deal = session_deal(game, self.seed)
         self.agent: Agent = make_agent(resolved, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
         self._hint_agent: Agent | None = None
         self.state: State = game.new_initial_state() if state is None else state
@@ -388,6 +387,12 @@ SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")
 YES_ANSWERS = ("y", "yes")
 
 # -- what terminal play and the browser (`cavekit.analysis.web`) share ----------------------------------
+
+def session_deal(game: Game, seed: int) -> Deal | None:
+    """The deal a session of `seed` is played on, or None for a game without deals."""
+    deal = deal_for_play(game, seed % DEAL_SEED_LIMIT)
+    return deal if isinstance(deal, Deal) else None
+
 
 def chance_outcome(state: State, deal: Deal | None, seed: int) -> int:
     """The outcome of the chance node `state` in a session of `seed`: the deal's, or (a game without deals,

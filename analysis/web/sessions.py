@@ -1,0 +1,401 @@
+"""Games being played in the browser: seats, the AI's turns in a worker pool, views per seat, the bounded store.
+
+A `GameSession` holds one game: its seats (each a person or an AI difficulty preset), the true position, the
+session seed (the deal and every agent's seed come from it, as in terminal play), and a version number that
+every change increments. All changes happen under the session's lock. When an AI is to move the session
+sends the position's record to the `Thinker` (a process pool by default) and marks itself thinking; the
+answer is applied only if nothing changed meanwhile (an undo or a new move makes a late answer stale).
+
+`view(seat)` is everything one seat's page shows, built from what that seat may know: the board drawn for
+that seat (`web_board` hook, else the game's renderer for that seat), its own legal actions, a log in which
+chance outcomes and moves the seat cannot tell apart are hidden, and the scores once public. Nothing in it
+depends on another seat's hidden cards or on the deal (tests check it by comparing the view of a position
+with the view of positions resampled from the seat's information).
+
+`SessionStore` keeps at most `max_games` sessions and forgets a session idle for `idle_seconds`.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import multiprocessing
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...core.api import CHANCE, CavekitError, Game, State
+from ...core.registry import game_spec
+from ...core.spec import DIFFICULTIES, resolve
+from ...search.agent import resolve_preset
+from ..play import chance_outcome, session_deal, undo_last_move, verdict, visible_to
+from . import worker
+
+HUMAN = "human"
+LOG_LIMIT = 80                   # log entries a view carries (the most recent)
+HINT_SPEC_DEFAULT = "medium"     # answers hints in a game without an AI seat
+
+
+class WebError(CavekitError):
+    """A request the server refuses: `status` is the HTTP status (4xx), the message says why."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.message = message
+        super().__init__(message)
+
+
+class Thinker:
+    """Runs AI turns and hints away from the server's event loop: in a pool of `workers` processes (`kind`
+    "process", the default: searches never hold the server's interpreter lock) or threads ("thread")."""
+
+    def __init__(self, workers: int = 2, kind: str = "process"):
+        if kind not in ("process", "thread"):
+            raise ValueError(f"kind must be 'process' or 'thread', not {kind!r}")
+        self.workers = max(1, workers)
+        self.kind = kind
+        self._lock = threading.Lock()
+        self._pool: concurrent.futures.Executor | None = None
+
+    def _executor(self) -> concurrent.futures.Executor:
+        with self._lock:
+            if self._pool is None:
+                if self.kind == "process":
+                    self._pool = concurrent.futures.ProcessPoolExecutor(
+                        self.workers, mp_context=multiprocessing.get_context("spawn"))
+                    for _ in range(self.workers):
+                        self._pool.submit(worker.warm_up)
+                else:
+                    self._pool = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="cavekit-ai")
+            return self._pool
+
+    def submit(self, function: Callable[[dict[str, Any]], Any], job: dict[str, Any]) -> concurrent.futures.Future:
+        """Run `function(job)` in the pool (a pool whose process died is replaced)."""
+        try:
+            return self._executor().submit(function, job)
+        except concurrent.futures.process.BrokenProcessPool:
+            with self._lock:
+                self._pool = None
+            return self._executor().submit(function, job)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class Seat:
+    """One seat: a person (`kind` HUMAN, with the `key` their page uses) or an AI difficulty preset."""
+
+    index: int
+    kind: str                    # HUMAN or a difficulty
+    agent_spec: str = ""         # what the difficulty stands for in this game
+    key: str = ""
+
+    @property
+    def human(self) -> bool:
+        return self.kind == HUMAN
+
+    def label(self) -> str:
+        if self.human:
+            return f"player {self.index} (person)"
+        return f"player {self.index} (AI: {self.kind} = {self.agent_spec})"
+
+
+@dataclass
+class LogEntry:
+    """One step of the history: who acted, and its notation as each human seat may see it."""
+
+    player: int
+    texts: dict[int, str]
+
+
+def parse_seats(game: Game, kinds: Any) -> list[Seat]:
+    """The seats a new-game request names: a list with one entry per player, each "human" or a difficulty."""
+    if not isinstance(kinds, list) or len(kinds) != game.num_players:
+        raise WebError(400, f"seats must be a list of {game.num_players} entries, each 'human' or a difficulty "
+                            f"({', '.join(DIFFICULTIES)})")
+    seats = []
+    for index, kind in enumerate(kinds):
+        if kind == HUMAN:
+            seats.append(Seat(index, HUMAN, key=secrets.token_urlsafe(12)))
+        elif kind in DIFFICULTIES:
+            seats.append(Seat(index, kind, agent_spec=resolve_preset(kind, game)))
+        else:
+            raise WebError(400, f"seat {index}: {kind!r} is neither 'human' nor a difficulty "
+                                f"({', '.join(DIFFICULTIES)})")
+    if not any(seat.human for seat in seats):
+        raise WebError(400, "at least one seat must be played by a person")
+    return seats
+
+
+class GameSession:
+    """One game in the browser (see the module docstring)."""
+
+    def __init__(self, game_name: str, game: Game, seats: list[Seat], seed: int, thinker: Thinker,
+                 state: State | None = None):
+        self.id = secrets.token_urlsafe(9)
+        self.game_name = game_name
+        self.game = game
+        self.spec = game_spec(game_name)
+        self.seats = seats
+        self.seed = seed
+        self.thinker = thinker
+        self.hidden = bool(getattr(game, "hidden_information", False))
+        self.deal = session_deal(game, seed)
+        self.lock = threading.RLock()
+        self.version = 0
+        self.thinking = False
+        self.ai_seconds: float | None = None
+        self.ai_error: str | None = None
+        self.last_used = time.monotonic()
+        self._params = json.dumps(game.parameters(), sort_keys=True)
+        self._renderer = resolve(self.spec.renderer) if self.spec.renderer else None
+        self._board = self.spec.analysis_hook("web_board")
+        self._breakdown = self.spec.analysis_hook("web_score_breakdown")
+        self.state: State = game.new_initial_state()
+        self.log: list[LogEntry] = []
+        if state is not None:
+            for action in state.history():
+                self._apply(action)
+        with self.lock:
+            self._advance()
+
+    # -- changes (all under the lock) ---------------------------------------------------------------------
+
+    def _apply(self, action: int) -> None:
+        state = self.state
+        player = state.current_player()
+        text = state.action_to_string(action)
+        texts = {}
+        for seat in self.seats:
+            if not seat.human:
+                continue
+            if not self.hidden or visible_to(state, action, seat.index):
+                texts[seat.index] = text
+            elif player == CHANCE:
+                texts[seat.index] = "an outcome hidden from you"
+            else:
+                texts[seat.index] = "a move hidden from you"
+        state.apply_action(action)
+        self.log.append(LogEntry(player, texts))
+
+    def _advance(self) -> None:
+        """Resolve chance, then start the AI if one is to move."""
+        while not self.state.is_terminal() and self.state.current_player() == CHANCE:
+            self._apply(chance_outcome(self.state, self.deal, self.seed))
+        if self.state.is_terminal() or self.thinking or self.ai_error:
+            return
+        seat = self.seats[self.state.current_player()]
+        if seat.human:
+            return
+        self.thinking = True
+        version = self.version
+        job = self._job(seat.agent_spec)
+        future = self.thinker.submit(worker.ai_turn, job)
+        future.add_done_callback(lambda done: self._ai_done(done, version))
+
+    def _job(self, spec: str) -> dict[str, Any]:
+        return {"game": self.game_name, "params": self._params, "engine": self.game.engine,
+                "record": self.state.serialize(), "spec": spec, "seed": self.seed, "hidden": self.hidden}
+
+    def _ai_done(self, future: concurrent.futures.Future, version: int) -> None:
+        with self.lock:
+            if version != self.version:
+                return              # an undo made the answer stale; thinking was reset then
+            self.thinking = False
+            try:
+                answer = future.result()
+                for action in answer["actions"]:
+                    if action not in (self.state.legal_actions() if self.state.current_player() != CHANCE
+                                      else [a for a, _ in self.state.chance_outcomes()]):
+                        raise CavekitError(f"the AI answered {action}, which is not legal here")
+                    self._apply(action)
+                self.ai_seconds = answer["seconds"]
+            except Exception as error:      # shown on the page; the game stays as it was
+                self.ai_error = f"the AI could not move: {type(error).__name__}: {error}"
+            self.version += 1
+            self._advance()
+
+    def _replace_state(self, state: State) -> None:
+        self.state = self.game.new_initial_state()
+        self.log = []
+        for action in state.history():
+            self._apply(action)
+        self.thinking = False
+        self.ai_error = None
+        self.version += 1
+
+    # -- what a seat may do ---------------------------------------------------------------------------------
+
+    def seat(self, index: Any, key: Any) -> Seat:
+        """The human seat `index` whose page holds `key` (403 for another seat's key or an AI seat)."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.seats):
+            raise WebError(404, f"this game has seats 0 to {len(self.seats) - 1}, not {index!r}")
+        seat = self.seats[index]
+        if not seat.human:
+            raise WebError(403, f"seat {index} is played by the AI ({seat.kind})")
+        if not isinstance(key, str) or not secrets.compare_digest(key, seat.key):
+            raise WebError(403, f"wrong key for seat {index}: use the link this seat was given")
+        return seat
+
+    def play(self, seat: Seat, action: Any, version: Any = None) -> None:
+        """Apply the person's `action` (an action id among the legal ones) at `seat`'s decision."""
+        with self.lock:
+            self._check_turn(seat)
+            if version is not None and version != self.version:
+                raise WebError(409, f"the game has moved on (version {self.version}, the page had {version!r}): "
+                                    "reload the view")
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise WebError(400, f"an action is an integer action id, not {action!r}")
+            legal = self.state.legal_actions()
+            if action not in legal:
+                raise WebError(400, f"action {action} is not legal now: {self._why_illegal(action)}")
+            self._apply(action)
+            self.version += 1
+            self._advance()
+
+    def _check_turn(self, seat: Seat) -> None:
+        if self.state.is_terminal():
+            raise WebError(409, "the game is over")
+        if self.thinking:
+            raise WebError(409, "the AI is thinking: wait for its move")
+        if self.state.current_player() != seat.index:
+            raise WebError(409, f"it is not your turn: player {self.state.current_player()} is to move")
+
+    def _why_illegal(self, action: int) -> str:
+        probe = self.state.clone()
+        try:
+            probe.apply_action(action)
+        except (CavekitError, ValueError) as e:
+            return getattr(e, "reason", str(e))
+        return "it is not among the legal moves"
+
+    def undo(self, seat: Seat) -> str:
+        """Take back `seat`'s last move and everything after it; what was taken back, in words."""
+        with self.lock:
+            undone = undo_last_move(self.game, self.state, seat.index)
+            if undone is None:
+                raise WebError(409, "nothing to undo: you have not made a move yet")
+            self._replace_state(undone.state)
+            self._advance()
+            return undone.message
+
+    def record(self, seat: Seat) -> str:
+        """The game record (the format of terminal play's `save`); refused while it would show hidden cards."""
+        with self.lock:
+            if self.hidden and not self.state.is_terminal():
+                raise WebError(409, "the record holds every hidden card and the deck order, so it can be saved "
+                                    "once the game is over")
+            return self.state.serialize() + "\n"
+
+    def hint_job(self, seat: Seat) -> dict[str, Any]:
+        """The job that answers `seat`'s request for a hint (see `worker.hint`)."""
+        with self.lock:
+            self._check_turn(seat)
+            ai = [s.agent_spec for s in self.seats if not s.human]
+            return {**self._job(ai[0] if ai else resolve_preset(HINT_SPEC_DEFAULT, self.game)),
+                    "version": self.version}
+
+    # -- what a seat sees -------------------------------------------------------------------------------------
+
+    def view(self, seat: Seat) -> dict[str, Any]:
+        """Everything `seat`'s page shows, from what that seat may know (see the module docstring)."""
+        with self.lock:
+            state = self.state
+            player = state.current_player()
+            over = state.is_terminal()
+            viewer = seat.index
+            board = self._board(state, viewer) if self._board is not None else None
+            text = self._renderer(state, viewer) if self._renderer is not None and not over else str(state)
+            mine = not over and not self.thinking and player == viewer
+            targets = board["targets"] if board is not None and mine else {}
+            actions = []
+            if mine:
+                touched: dict[int, list[str]] = {}
+                for name, ids in targets.items():
+                    for a in ids:
+                        touched.setdefault(a, []).append(name)
+                actions = [{"id": a, "text": state.action_to_string(a), "targets": touched.get(a, [])}
+                           for a in state.legal_actions()]
+            if over:
+                status = "Game over."
+            elif self.thinking:
+                status = f"Player {player} (AI) is thinking..."
+            elif player == viewer:
+                status = f"Your move (you are player {viewer})."
+            else:
+                status = f"Waiting for player {player}."
+            log = [{"player": entry.player, "text": entry.texts.get(viewer, "")} for entry in self.log[-LOG_LIMIT:]]
+            view: dict[str, Any] = {
+                "game": self.game_name, "title": self.spec.title, "seat": viewer, "players": self.game.num_players,
+                "seats": [{"index": s.index, "kind": s.kind, "label": s.label()} for s in self.seats],
+                "version": self.version, "to_move": player, "status": status, "your_turn": mine,
+                "thinking": self.thinking, "ai_seconds": self.ai_seconds, "ai_error": self.ai_error,
+                "board": board["svg"] if board is not None else None, "text": text,
+                "targets": targets, "actions": actions, "log": log, "history_length": len(self.log),
+                "scores": state.scores() if over or not self.hidden else None,
+                "can_undo": any(e.player == viewer for e in self.log) and not over,
+                "can_save": over or not self.hidden, "result": self._result(viewer) if over else None}
+            return view
+
+    def _result(self, viewer: int) -> dict[str, Any]:
+        state = self.state
+        scores = state.scores()
+        if self.game.num_players == 1:
+            words = f"Final score: {scores[0]} points."
+        else:
+            words = verdict(state, viewer, other="Player " + str(max(range(len(scores)),
+                                                                     key=lambda p: state.returns()[p])))
+        rows = self._breakdown(state) if self._breakdown is not None else \
+            [{"player": p, "source": "total", "points": s} for p, s in enumerate(scores)]
+        return {"scores": scores, "returns": state.returns(), "verdict": words, "breakdown": rows}
+
+
+@dataclass
+class SessionStore:
+    """The sessions in memory: at most `max_games`, each forgotten after `idle_seconds` without a request."""
+
+    max_games: int = 100
+    idle_seconds: float = 2 * 3600
+    sessions: dict[str, GameSession] = field(default_factory=dict)
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for key in [k for k, s in self.sessions.items() if now - s.last_used > self.idle_seconds]:
+            del self.sessions[key]
+
+    def add(self, session: GameSession) -> None:
+        """Keep `session`; when full, the least recently used finished game makes room, else 503."""
+        with self._lock:
+            self._expire()
+            if len(self.sessions) >= self.max_games:
+                finished = [s for s in self.sessions.values() if s.state.is_terminal()]
+                if not finished:
+                    raise WebError(503, f"{self.max_games} games are in memory, the most this server keeps; an "
+                                        f"idle game is forgotten after {self.idle_seconds / 3600:g} h")
+                del self.sessions[min(finished, key=lambda s: s.last_used).id]
+            session.last_used = self.clock()
+            self.sessions[session.id] = session
+
+    def get(self, game_id: str) -> GameSession:
+        """The session `game_id` (404 if there is none, or it expired)."""
+        with self._lock:
+            self._expire()
+            session = self.sessions.get(game_id)
+            if session is None:
+                raise WebError(404, f"no game {game_id!r} here (an idle game is forgotten after "
+                                    f"{self.idle_seconds / 3600:g} h, and a restarted server forgets every game)")
+            session.last_used = self.clock()
+            return session
+
+    def __len__(self) -> int:
+        return len(self.sessions)
