@@ -13,6 +13,7 @@ import html
 import io
 import math
 import shlex
+from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -315,6 +316,34 @@ def report_sections(data: ReportData) -> list[Section]:
     return sections
 
 
+# ---------------------------------------------------------------- links to replays (`cavekit serve`)
+
+REPLAY_LINKS_LIMIT = 500         # games listed with a replay link; the replay page lists them all
+
+
+def replays_section(data: ReportData, replay_url: str) -> Section:
+    """The games behind the numbers, each linked to its replay on a `cavekit serve` at `replay_url`."""
+    from .web.pages import replay_link
+    folder = str(data.folder.resolve())
+    rows = []
+    for d in data.games.head(REPLAY_LINKS_LIMIT).to_dict("records"):
+        agents = ", ".join(str(d[f"agent_{p}"]) for p in range(data.seats))
+        scores = " - ".join(str(d[f"score_{p}"]) for p in range(data.seats))
+        winner = "draw" if d["winner"] < 0 and data.seats > 1 else ("" if d["winner"] < 0 else f"seat {d['winner']}")
+        link = html.escape(replay_link(replay_url, folder, int(d["game"])))
+        rows.append(f'<tr><td><a href="{link}">game {int(d["game"])}</a></td><td>{html.escape(agents)}</td>'
+                    f"<td>{scores}</td><td>{winner}</td></tr>")
+    listing = html.escape(f"{replay_url.rstrip('/')}/replay?folder={quote(folder)}")
+    more = (f"<p>The first {REPLAY_LINKS_LIMIT} of {len(data.games)} games; <a href=\"{listing}\">the replay page</a> "
+            "lists every one.</p>") if len(data.games) > REPLAY_LINKS_LIMIT else \
+        f'<p><a href="{listing}">All games on the replay page</a>.</p>'
+    table = ('<table class="data"><tr><th>game</th><th>agents by seat</th><th>scores</th><th>winner</th></tr>'
+             + "".join(rows) + "</table>")
+    caption = ("Every game behind these numbers, replayable step by step (with the acting agent and the score) in "
+               "`cavekit serve` running at " + replay_url + ".")
+    return Section("Games (replays)", caption, [more, table])
+
+
 # ---------------------------------------------------------------- assembly
 
 STYLE = """
@@ -331,8 +360,9 @@ figure { margin: 0.5em 0; } img { max-width: 100%; }
 """
 
 
-def build_report(folder: str | Path) -> str:
-    """The balance report of a results folder as one self-contained HTML document."""
+def build_report(folder: str | Path, replay_url: str | None = None) -> str:
+    """The balance report of a results folder as one self-contained HTML document; with `replay_url` (the
+    address of a `cavekit serve`, e.g. http://127.0.0.1:8765) it ends with links to every game's replay."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     games, decisions = load_results(folder)
@@ -346,7 +376,8 @@ def build_report(folder: str | Path) -> str:
         body.append(f'<p class="warning">Partial run: {len(games)} of the {manifest["games"]} requested games are '
                     "finished. Every number covers the finished games only; the command in the Run section "
                     "resumes the run.</p>")
-    for section in report_sections(data):
+    sections = report_sections(data) + ([replays_section(data, replay_url)] if replay_url else [])
+    for section in sections:
         body.append(f"<section><h2>{html.escape(section.title)}</h2>"
                     f'<p class="caption">{html.escape(section.caption)}</p>{"".join(section.parts)}</section>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -354,11 +385,11 @@ def build_report(folder: str | Path) -> str:
             + "\n".join(body) + "\n</body></html>\n")
 
 
-def write_report(folder: str | Path, out: str | Path | None = None) -> Path:
+def write_report(folder: str | Path, out: str | Path | None = None, replay_url: str | None = None) -> Path:
     """Write the report of `folder` to `out` (default: FOLDER/report.html) and return the path written."""
     folder = Path(folder)
     path = Path(out) if out is not None else folder / "report.html"
-    document = build_report(folder)
+    document = build_report(folder, replay_url=replay_url)
     try:
         path.write_text(document, encoding="utf-8")
     except OSError as e:

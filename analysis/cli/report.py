@@ -9,7 +9,7 @@ from .common import Subcommands
 def run(args: argparse.Namespace) -> int:
     """Write the HTML balance report of a results folder and say where it went."""
     from ..report import write_report
-    path = write_report(args.folder, args.out)
+    path = write_report(args.folder, args.out, replay_url=args.replay_url)
     print(f"report written to {path}")
     return 0
 
@@ -27,7 +27,11 @@ def add_parser(sub: Subcommands) -> None:
         epilog="examples:\n"
                "  cavekit match cvc --agents random greedy --games 200 --seed 7 --out results/run1\n"
                "  cavekit report results/run1                  (writes results/run1/report.html)\n"
-               "  cavekit report results/run1 --out run1.html")
+               "  cavekit report results/run1 --out run1.html\n"
+               "  cavekit report results/run1 --replay-url http://127.0.0.1:8765   (links to cavekit serve's replays)")
     report.add_argument("folder", metavar="DIR", help="results folder (holds manifest.json)")
     report.add_argument("--out", metavar="FILE.html", help="where to write the report (default: DIR/report.html)")
+    report.add_argument("--replay-url", metavar="URL",
+                        help="address of a `cavekit serve` (e.g. http://127.0.0.1:8765): the report then links "
+                             "every game to its replay there")
     report.set_defaults(run=run)
