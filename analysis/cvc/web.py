@@ -43,6 +43,7 @@ TILE_W, TILE_H = 96, 34          # one action tile
 CARD_W, CARD_H = 118, 46         # one room of the display
 CAVE_LEFT = 50                   # room for the entrance label left of each cave
 WIDTH = 2 * (3 * CELL_W + 40 + CAVE_LEFT) + 100
+TILES_PER_ROW = (WIDTH - 20) // (TILE_W + 6)
 
 
 def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "middle", weight: str = "normal",
@@ -116,12 +117,14 @@ def _cost_text(cost: tuple[int, ...]) -> str:
     return " ".join(f"{n} {GOODS[g]}" for g, n in enumerate(cost) if n) or "free"
 
 
-def _action_board(d: dict[str, Any], targets: dict[str, list[int]], y: int) -> list[str]:
+def _action_board(d: dict[str, Any], targets: dict[str, list[int]], top: int) -> list[str]:
     r = rules()
+    y = top
     on_board = [t.index for t in r.tiles if t.stage == 1] + list(d["revealed_tiles"])
     out = [_text(10, y + 14, "Action board", 14, "start", "bold")]
     for k, t in enumerate(on_board):
-        x = 10 + k * (TILE_W + 6)
+        x = 10 + (k % TILES_PER_ROW) * (TILE_W + 6)
+        y = top + (k // TILES_PER_ROW) * (TILE_H + 6)
         taken = bool(d["taken"] >> t & 1)
         current = d["tile"] == t
         fill = "#cfc7b8" if taken else "#f3e3b5"
@@ -263,9 +266,11 @@ def board(state: Any, viewer: int | None = None) -> dict[str, Any]:
     scores = state.scores()
     parts: list[str] = []
     parts += _action_board(d, targets, 0)
-    parts += _display(d, targets, 70)
+    tile_rows = -(-(len(d["revealed_tiles"]) + sum(t.stage == 1 for t in rules().tiles)) // TILES_PER_ROW)
+    display_top = 22 + tile_rows * (TILE_H + 6) + 10
+    parts += _display(d, targets, display_top)
     rows = -(-bin(d["display"]).count("1") // ((WIDTH - 20) // (CARD_W + 6)))
-    top = 70 + 26 + max(1, rows) * (CARD_H + 6) + 10
+    top = display_top + 26 + max(1, rows) * (CARD_H + 6) + 10
     mover = -1 if state.is_terminal() or state.is_chance_node() else state.current_player()
     cave_width = 3 * CELL_W + 40 + CAVE_LEFT + 50
     for p, player in enumerate(d["players"]):

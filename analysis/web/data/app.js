@@ -157,6 +157,7 @@ function playPage() {
   let busy = false;
 
   function render() {
+    document.body.dataset.version = String(view.version);
     $("status").textContent = view.status;
     $("status").dataset.toMove = String(view.to_move);
     $("thinking").hidden = !view.thinking;
@@ -272,12 +273,15 @@ function playPage() {
       box.appendChild(make("p", {}, "Hint from " + hint.budget + "; value = its estimate of " + hint.scale + ":"));
       const table = make("table", { id: "hint-table" });
       const head = make("tr");
-      ["no.", "move", "value", "visits"].forEach((h) => head.appendChild(make("th", {}, h)));
+      const counted = hint.rows.some((row) => row.visits !== undefined);
+      const columns = ["no.", "move", "value"].concat(counted ? ["visits"] : []);
+      columns.forEach((h) => head.appendChild(make("th", {}, h)));
       table.appendChild(head);
       for (const row of hint.rows) {
         const tr = make("tr", { "data-action": String(row.action) });
-        const visits = row.visits === undefined ? "" : row.visits + " (" + row.visit_share.toFixed(0) + "%)";
-        [row.number, row.text, row.value_text, visits].forEach((v) => tr.appendChild(make("td", {}, String(v))));
+        const cells = [row.number, row.text, row.value_text];
+        if (counted) cells.push(row.visits === undefined ? "" : row.visits + " (" + row.visit_share.toFixed(0) + "%)");
+        cells.forEach((v) => tr.appendChild(make("td", {}, String(v))));
         table.appendChild(tr);
       }
       box.appendChild(table);

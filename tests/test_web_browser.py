@@ -1,0 +1,293 @@
+"""`cavekit serve` in a real headless Chromium (the operating system's, driven by Playwright).
+
+The server runs in a thread of the test process (uvicorn, with its AI worker process), so each test can hold
+what the page shows against the engine's position in the server. Every test saves screenshots of the pages it
+visits to `results/screenshots/ci/` (git-ignored; CI keeps the folder). Skipped when /usr/bin/chromium or
+Playwright is missing; `.ci/run` installs Chromium (`apt-get install chromium chromium-driver`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "results" / "screenshots" / "ci"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="browser tests need Chromium at /usr/bin/chromium "
+                       "(Debian: apt-get install chromium chromium-driver; .ci/run installs it)"),
+]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (the test extra)")
+pytest.importorskip("uvicorn")
+
+from cavekit.analysis.batch import replay  # noqa: E402
+from cavekit.analysis.results import load_games  # noqa: E402
+from cavekit.analysis.web import create_app  # noqa: E402
+from cavekit.core import load_game  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def results_root(tmp_path_factory):
+    """A folder with a tiny results folder in it, made by the command line."""
+    root = tmp_path_factory.mktemp("served")
+    subprocess.run([sys.executable, "-m", "cavekit", "match", "cvc", "--agents", "greedy", "random", "--games", "2",
+                    "--seed", "3", "--quiet", "--out", str(root / "run")], check=True, capture_output=True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(results_root):
+    """The application served on a free port of 127.0.0.1 by uvicorn in a thread: (base URL, CavekitWeb)."""
+    import uvicorn
+    app = create_app(workers=1, results=[results_root])
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    uvicorn_server = uvicorn.Server(config)
+    thread = threading.Thread(target=uvicorn_server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uvicorn_server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app.state.web
+    uvicorn_server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
+            args=CHROMIUM_ARGS, viewport={"width": 1500, "height": 1000})
+        context.set_default_timeout(30_000)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    page.close()
+    assert errors == [], f"the page's script failed: {errors}"
+
+
+def screenshot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def start_game(page, base: str, game: str, seats: list[str], seed: int, players: int = 2) -> None:
+    page.goto(base + "/")
+    page.select_option("#game", game)
+    page.select_option("#players", str(players))
+    for seat, kind in enumerate(seats):
+        page.select_option(f"#seat{seat}", kind)
+    page.fill("#seed", str(seed))
+    screenshot(page, f"home-{game}")
+    page.click("#start")
+    page.wait_for_url(re.compile(r"/play/"))
+
+
+def session_of(web, page):
+    game_id = page.url.split("/play/")[1].split("/")[0]
+    return web.store.get(game_id)
+
+
+def wait_for_my_turn_or_end(page, session) -> bool:
+    """Wait until the page shows the server's current position and offers moves (True) or the result (False)."""
+    deadline = time.monotonic() + 60
+    while True:
+        page.wait_for_function("document.querySelector('#result h3') !== null || "
+                               "(document.querySelector('#actions button.action') !== null && "
+                               "document.getElementById('thinking').hidden)")
+        with session.lock:
+            if int(page.evaluate("document.body.dataset.version")) == session.version and not session.thinking:
+                return page.query_selector("#result h3") is None
+        assert time.monotonic() < deadline, "the page never caught up with the server"
+        time.sleep(0.05)
+
+
+def shown_legal_moves(page) -> list[int]:
+    return [int(b.get_attribute("data-action")) for b in page.query_selector_all("#actions button.action")]
+
+
+def test_serve_prints_its_address_and_serves_the_home_page(tmp_path):
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "cavekit", "serve", "--port", str(port), "--quiet",
+                                "--results", str(tmp_path), "--workers", "1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = process.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line
+        import urllib.request
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                    assert response.status == 200 and b"new-game-form" in response.read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and process.poll() is None
+                time.sleep(0.1)
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_a_whole_cave_vs_cave_game_against_easy_by_clicking(server, page):
+    base, web = server
+    start_game(page, base, "cvc", ["human", "easy"], seed=5)
+    session = session_of(web, page)
+    clicks = board_clicks = 0
+    while wait_for_my_turn_or_end(page, session):
+        state = session.state
+        # What the page shows is the engine's position: the legal moves, whose turn, the scores.
+        assert shown_legal_moves(page) == state.legal_actions()
+        assert state.current_player() == 0 and page.inner_text("#status").startswith("Your move")
+        scores = [int(g.get_attribute("data-score")) for g in page.query_selector_all("#board [data-player]")]
+        assert scores == state.scores()
+        assert page.inner_text("#seats li[data-seat='0']").endswith(f"{state.scores()[0]} points")
+        if clicks == 0:
+            screenshot(page, "cvc-play")
+            page.click("#hint")
+            page.wait_for_selector("#hint-table tr[data-action]")
+            rows = page.query_selector_all("#hint-table tr[data-action]")
+            assert {int(r.get_attribute("data-action")) for r in rows} <= set(state.legal_actions())
+            screenshot(page, "cvc-hint")
+        version = session.version
+        tile = page.query_selector("#board [data-target^='tile:']")
+        if tile is not None and board_clicks < 3:
+            tile.click()                # a tile on the action board: take it
+            board_clicks += 1
+        else:
+            page.click("#actions button.action >> nth=0")
+        deadline = time.monotonic() + 30
+        while session.version == version:
+            assert time.monotonic() < deadline, "the click did not reach the server"
+            time.sleep(0.02)
+        clicks += 1
+    state = session.state
+    assert state.is_terminal() and board_clicks == 3 and clicks > 10
+    final = page.inner_text("#final-scores")
+    assert final == "Final scores: " + ", ".join(f"player {p} {s}" for p, s in enumerate(state.scores()))
+    totals = [int(row.query_selector_all("td")[2].inner_text()) for row in page.query_selector_all("#breakdown tr.total")]
+    assert totals == state.scores()
+    screenshot(page, "cvc-finished")
+
+
+def test_undo_in_the_browser_takes_back_the_move(server, page):
+    base, web = server
+    start_game(page, base, "cvc", ["human", "easy"], seed=6)
+    session = session_of(web, page)
+    wait_for_my_turn_or_end(page, session)
+    before = session.state.history()
+    page.click("#actions button.action >> nth=0")
+    page.wait_for_selector("#undo:not([disabled])")
+    wait_for_my_turn_or_end(page, session)
+    page.click("#undo")
+    page.wait_for_function("document.getElementById('message').textContent.startsWith('took back')")
+    assert session.state.history() == before
+    assert shown_legal_moves(page) == session.state.legal_actions()
+
+
+def test_a_round_of_the_cave_against_easy_by_clicking_cards(server, page):
+    base, web = server
+    start_game(page, base, "pairs", ["human", "easy"], seed=8)
+    session = session_of(web, page)
+    shot = False
+    while wait_for_my_turn_or_end(page, session):
+        state = session.state
+        if state.to_dict()["round_scores"]:
+            break                       # the first round is scored
+        hands = state.to_dict()["hands"]
+        mine = page.query_selector_all("#board [data-where='hand:0']")
+        theirs = page.query_selector_all("#board [data-where='hand:1']")
+        assert sorted(int(c.get_attribute("data-card")) for c in mine) == \
+            sorted(r + 1 for r in range(10) for _ in range(hands[0][r]))
+        assert len(theirs) == sum(hands[1]) and {c.get_attribute("data-card") for c in theirs} <= {"back"}
+        totals = [int(s.get_attribute("data-total")) for s in page.query_selector_all("#board [data-seat]")]
+        assert totals == state.to_dict()["totals"]
+        assert shown_legal_moves(page) == state.legal_actions()
+        if not shot:
+            screenshot(page, "pairs-play")
+            shot = True
+        version = session.version
+        page.click("#board [data-target^='card:'] >> nth=0")
+        deadline = time.monotonic() + 30
+        while session.version == version:
+            assert time.monotonic() < deadline, "the click did not reach the server"
+            time.sleep(0.02)
+    state = session.state
+    scored = state.to_dict()["round_scores"]
+    assert scored, "the round did not end"
+    page.wait_for_function("document.querySelector('#board [data-seat]') !== null")
+    totals = [int(s.get_attribute("data-total")) for s in page.query_selector_all("#board [data-seat]")]
+    assert totals == state.to_dict()["totals"] == [sum(r[p] for r in scored) for p in (0, 1)]
+    screenshot(page, "pairs-round-scored")
+
+
+def test_replay_of_a_stored_game_step_by_step(server, page, results_root):
+    base, _ = server
+    rows = load_games(results_root / "run")
+    game = load_game("cvc")
+    history = [int(a) for a in rows["history"][1]]
+    page.goto(base + "/")
+    page.click("#folders a")
+    page.wait_for_selector("#games")
+    screenshot(page, "replay-list")
+    page.click("text=game 1")
+    page.wait_for_selector("#step")
+
+    def check() -> int:
+        step = int(page.get_attribute("#step", "data-step"))
+        assert int(page.get_attribute("#step", "data-steps")) == len(history)
+        state = replay(game, history[:step])
+        assert page.get_attribute("#scores", "data-scores") == str(state.scores())
+        assert [int(g.get_attribute("data-score")) for g in page.query_selector_all("#board [data-player]")] \
+            == state.scores()
+        return step
+
+    assert check() == 0
+    for expected in (1, 2, 3):
+        page.click("#forward")
+        page.wait_for_selector(f"#step[data-step='{expected}']")
+        check()
+    page.click("#back")
+    page.wait_for_selector("#step[data-step='2']")
+    page.click("#next-turn")
+    page.wait_for_function("Number(document.getElementById('step').dataset.step) > 2")
+    check()
+    assert "player" in page.inner_text("#last-action")
+    page.fill("#step-input", "60")
+    page.click("#jump button")
+    page.wait_for_selector("#step[data-step='60']")
+    check()
+    who = page.inner_text("#last-action")
+    assert "greedy" in who or "random" in who or "chance" in who
+    screenshot(page, "replay")
+    page.keyboard.press("End")
+    page.wait_for_selector(f"#step[data-step='{len(history)}']")
+    check()
+    assert page.inner_text("#next-action") == "Game over."
+    assert os.path.exists(SCREENSHOTS / "replay.png")
