@@ -245,7 +245,10 @@ def test_a_saved_record_loads_into_a_new_game_at_the_same_position(client):
     r = client.post("/api/games", json={"game": "cvc", "seats": ["human", "easy"], "record": json.dumps(other)})
     assert r.status_code == 400 and "history[" in r.json()["error"]
     r = client.post("/api/games", json={"game": "pairs", "seats": ["human", "easy"], "record": record})
-    assert r.status_code == 400
+    assert r.status_code == 400 and "a cvc record, not pairs" in r.json()["error"]
+    r = client.post("/api/games", json={"seats": ["human", "easy"], "record": record.replace("cavekit-cvc", "x")})
+    assert r.status_code == 400 and "not the record format" in r.json()["error"]
+    assert new_game(client, game=None, seats=("human", "easy"), record=record)["seats"]
 
 
 def test_a_finished_game_shows_the_score_breakdown(client):
@@ -406,3 +409,10 @@ def test_games_without_a_board_show_their_text_and_a_clickable_list(client, game
     base, key = seat_api(created)
     r = client.post(f"{base}/action", params=key, json={"action": view["actions"][0]["id"]})
     assert r.status_code == 200
+
+
+def test_the_ai_move_benchmark_times_every_ai_turn():
+    from cavekit.analysis.web.bench import bench_ai_moves, format_bench
+    result = bench_ai_moves("cvc", "easy", "random", games=1)
+    assert result["agent"] == "greedy" and result["turns"] >= 8 and 0 < result["median_s"] <= result["max_s"]
+    assert "seconds per AI turn" in format_bench(result)

@@ -160,6 +160,7 @@ def test_a_whole_cave_vs_cave_game_against_easy_by_clicking(server, page):
     start_game(page, base, "cvc", ["human", "easy"], seed=5)
     session = session_of(web, page)
     clicks = board_clicks = 0
+    narrowed = False
     while wait_for_my_turn_or_end(page, session):
         state = session.state
         # What the page shows is the engine's position: the legal moves, whose turn, the scores.
@@ -177,9 +178,20 @@ def test_a_whole_cave_vs_cave_game_against_easy_by_clicking(server, page):
             screenshot(page, "cvc-hint")
         version = session.version
         tile = page.query_selector("#board [data-target^='tile:']")
+        targets = session.view(session.seats[0])["targets"]
+        shared = [name for name, ids in targets.items() if len(ids) > 1 and not name.startswith("tile:")]
         if tile is not None and board_clicks < 3:
             tile.click()                # a tile on the action board: take it
             board_clicks += 1
+        elif shared and not narrowed:
+            # A space (or good) several moves use: the list narrows to those moves, then one is clicked.
+            page.click(f"#board [data-target='{shared[0]}']")
+            visible = [int(b.get_attribute("data-action")) for b in page.query_selector_all("#actions button.action")
+                       if b.is_visible()]
+            assert visible == targets[shared[0]]
+            screenshot(page, "cvc-narrowed")
+            page.click(f"#actions button.action[data-action='{visible[0]}']")
+            narrowed = True
         else:
             page.click("#actions button.action >> nth=0")
         deadline = time.monotonic() + 30
@@ -188,7 +200,7 @@ def test_a_whole_cave_vs_cave_game_against_easy_by_clicking(server, page):
             time.sleep(0.02)
         clicks += 1
     state = session.state
-    assert state.is_terminal() and board_clicks == 3 and clicks > 10
+    assert state.is_terminal() and board_clicks == 3 and narrowed and clicks > 10
     final = page.inner_text("#final-scores")
     assert final == "Final scores: " + ", ".join(f"player {p} {s}" for p, s in enumerate(state.scores()))
     totals = [int(row.query_selector_all("td")[2].inner_text()) for row in page.query_selector_all("#breakdown tr.total")]
@@ -196,7 +208,21 @@ def test_a_whole_cave_vs_cave_game_against_easy_by_clicking(server, page):
     screenshot(page, "cvc-finished")
 
 
-def test_undo_in_the_browser_takes_back_the_move(server, page):
+def test_the_page_shows_the_ai_thinking_and_then_its_move(server, page):
+    base, web = server
+    from test_web_api import ai_starts
+    start_game(page, base, "cvc", ["human", "strongest"], seed=ai_starts("cvc"))
+    session = session_of(web, page)
+    page.wait_for_selector("#thinking:not([hidden])")
+    assert "thinking" in page.inner_text("#status")
+    screenshot(page, "cvc-thinking")
+    assert wait_for_my_turn_or_end(page, session)
+    assert page.is_hidden("#thinking") and "last AI move" in page.inner_text("#ai-time")
+    assert shown_legal_moves(page) == session.state.legal_actions()
+    assert any(entry.player == 1 for entry in session.log)
+
+
+def test_undo_save_and_load_in_the_browser(server, page):
     base, web = server
     start_game(page, base, "cvc", ["human", "easy"], seed=6)
     session = session_of(web, page)
@@ -209,6 +235,24 @@ def test_undo_in_the_browser_takes_back_the_move(server, page):
     page.wait_for_function("document.getElementById('message').textContent.startsWith('took back')")
     assert session.state.history() == before
     assert shown_legal_moves(page) == session.state.legal_actions()
+    # Save the record, and continue it as a new game from the home page.
+    page.click("#actions button.action >> nth=0")
+    wait_for_my_turn_or_end(page, session)
+    with page.expect_download() as download:
+        page.click("#save")
+    saved = download.value.path()
+    assert Path(saved).read_text() == session.state.serialize() + "\n"
+    page.goto(base + "/")
+    page.select_option("#seat1", "medium")
+    page.set_input_files("#record-file", saved)
+    page.click("#load")
+    try:
+        page.wait_for_url(re.compile(r"/play/"), timeout=15_000)
+    except playwright_api.TimeoutError:
+        raise AssertionError(f"not loaded: {page.inner_text('#message')}") from None
+    loaded = session_of(web, page)
+    assert loaded is not session and loaded.state.history()[:len(session.state.history())] == session.state.history()
+    assert loaded.seats[1].kind == "medium"
 
 
 def test_a_round_of_the_cave_against_easy_by_clicking_cards(server, page):

@@ -75,7 +75,8 @@ def catalogue() -> list[dict[str, Any]]:
                 presets[players] = {}
         games.append({"name": name, "title": spec.title, "players": list(spec.player_counts),
                       "default_players": spec.default_players, "params": params, "presets": presets,
-                      "difficulties": list(DIFFICULTIES)})
+                      "difficulties": list(DIFFICULTIES), "default": spec.default,
+                      "record_format": getattr(load_game(name).new_initial_state(), "record_format", None)})
     return games
 
 
@@ -173,9 +174,6 @@ class CavekitWeb:
     def new_session(self, data: dict[str, Any]) -> GameSession:
         """A session from a new-game request (see the module docstring); 400 for anything not allowed."""
         name = data.get("game")
-        if name not in game_names():
-            raise WebError(400, f"unknown game {name!r}; games: {', '.join(game_names())}")
-        spec = game_spec(name)
         record = data.get("record")
         state = None
         if record is not None:
@@ -189,7 +187,16 @@ class CavekitWeb:
             if not isinstance(recorded, dict) or not isinstance(recorded.get("params"), dict):
                 raise WebError(400, "not loaded: a record is a JSON object with the game's params")
             params = recorded["params"]
-        else:
+            formats = {g["record_format"]: g["name"] for g in self.catalogue()}
+            if recorded.get("format") not in formats:
+                raise WebError(400, f"not loaded: {recorded.get('format')!r} is not the record format of a game here")
+            if name is not None and name != formats[recorded["format"]]:
+                raise WebError(400, f"not loaded: that is a {formats[recorded['format']]} record, not {name}")
+            name = formats[recorded["format"]]
+        if name not in game_names():
+            raise WebError(400, f"unknown game {name!r}; games: {', '.join(game_names())}")
+        spec = game_spec(name)
+        if record is None:
             params = data.get("params", {})
             if not isinstance(params, dict):
                 raise WebError(400, "params must be a JSON object of rule options")

@@ -16,15 +16,17 @@ from typing import Any
 import numpy as np
 
 from ...core.api import CHANCE
-from ...core.registry import game_names, load_game
+from ...core.registry import default_game_name, game_names, load_game
 from ...search.agent import make_agent, resolve_preset
 from ..play import chance_outcome, session_deal
 from . import worker
 
 
-def bench_ai_moves(game_name: str = "cvc", ai: str = "medium", opponent: str = "easy", games: int = 3,
+def bench_ai_moves(game_name: str | None = None, ai: str = "medium", opponent: str = "easy", games: int = 3,
                    players: int | None = None, seed: int = 0) -> dict[str, Any]:
-    """Time every AI turn of `games` games (the AI in seat g mod players of game g); seconds per turn."""
+    """Time every AI turn of `games` games (the AI in seat g mod players of game g); seconds per turn. The
+    game defaults to the kit's flagship (Cave vs Cave)."""
+    game_name = game_name or default_game_name()
     game = load_game(game_name, **({} if players is None else {"players": players}))
     spec = resolve_preset(ai, game)
     params = json.dumps(game.parameters(), sort_keys=True)
@@ -72,7 +74,7 @@ def format_bench(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.web.bench",
                                      description="Time the AI's turns as cavekit serve runs them.")
-    parser.add_argument("--game", default="cvc", choices=game_names())
+    parser.add_argument("--game", default=default_game_name(), choices=game_names())
     parser.add_argument("--ai", default="medium", help="difficulty or agent spec timed (default medium)")
     parser.add_argument("--opponent", default="easy", help="the other seats (default easy)")
     parser.add_argument("--games", type=int, default=3)

@@ -40,7 +40,11 @@ function showMessage(text) {
 function homePage() {
   const catalogue = jsonOf("catalogue");
   const gameSelect = $("game"), playersSelect = $("players");
-  for (const game of catalogue) gameSelect.appendChild(make("option", { value: game.name }, game.title));
+  for (const game of catalogue) {
+    const option = make("option", { value: game.name }, game.title);
+    if (game.default) option.selected = true;
+    gameSelect.appendChild(option);
+  }
   const current = () => catalogue.find((g) => g.name === gameSelect.value);
 
   function fillPlayers() {
@@ -132,6 +136,7 @@ function homePage() {
     const file = $("record-file").files[0];
     if (!file) { showMessage("choose a saved record first"); return; }
     const body = request();
+    delete body.game;       // the record says which game it is, and its options
     delete body.params;
     delete body.players;
     body.record = await file.text();
