@@ -40,7 +40,6 @@ from starlette.responses import (
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
-    RedirectResponse,
     Response,
 )
 from starlette.routing import Route
@@ -140,8 +139,9 @@ class CavekitWeb:
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        self.thinker.start()
         yield
-        self.thinker.shutdown()
+        await asyncio.get_running_loop().run_in_executor(None, self.thinker.shutdown)
 
     # -- errors -------------------------------------------------------------------------------------------
 
@@ -334,6 +334,3 @@ def create_app(**options: Any) -> Starlette:
     web.app.state.web = web
     return web.app
 
-
-def redirect_home() -> Response:
-    return RedirectResponse("/", status_code=303)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import multiprocessing
+import os
 import secrets
 import threading
 import time
@@ -64,12 +65,17 @@ class Thinker:
             if self._pool is None:
                 if self.kind == "process":
                     self._pool = concurrent.futures.ProcessPoolExecutor(
-                        self.workers, mp_context=multiprocessing.get_context("spawn"))
-                    for _ in range(self.workers):
-                        self._pool.submit(worker.warm_up)
+                        self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker.start,
+                        initargs=(os.getpid(),))
+                    for _ in range(self.workers):       # start the processes now, not at the first move
+                        self._pool.submit(int)
                 else:
                     self._pool = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="cavekit-ai")
             return self._pool
+
+    def start(self) -> None:
+        """Start the pool (its processes import the engines and agents) before the first move is asked for."""
+        self._executor()
 
     def submit(self, function: Callable[[dict[str, Any]], Any], job: dict[str, Any]) -> concurrent.futures.Future:
         """Run `function(job)` in the pool (a pool whose process died is replaced)."""
@@ -81,10 +87,11 @@ class Thinker:
             return self._executor().submit(function, job)
 
     def shutdown(self) -> None:
+        """Stop the pool: queued jobs are dropped, a running one is finished, the processes end."""
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass

@@ -13,6 +13,7 @@ meets the same AI replies and the same components.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict
 from functools import lru_cache
@@ -23,6 +24,7 @@ import numpy as np
 from ...core.api import CHANCE, Game
 from ...core.registry import load_game
 from ...search.agent import make_agent
+from ..batch import _exit_with_parent as exit_with_parent
 from ..play import chance_outcome, hint_rows, hint_spec, seen_by, session_deal
 
 
@@ -80,7 +82,10 @@ def hint(job: dict[str, Any]) -> dict[str, Any]:
     return {**asdict(result), "spec": spec}
 
 
-def warm_up() -> bool:
-    """Nothing but the imports above (engines and every agent module, through `cavekit.search`): a new worker
-    process runs this first, so that the first move of a game is not slowed by them."""
-    return True
+def start(parent: int) -> None:
+    """A new worker process's initializer: end with the server `parent` even if it is killed outright (the
+    batch runner's parent watch), and import everything the first move needs (the imports above: engines and
+    every agent module, through `cavekit.search`) before that move is asked for."""
+    if os.getppid() != parent:      # the server died while this process was importing
+        os._exit(1)
+    exit_with_parent(parent)
