@@ -400,11 +400,12 @@ def test_the_report_links_every_game_to_its_replay(results_folder):
 # ---------------------------------------------------------------- the other games
 
 @pytest.mark.parametrize("game", ["cavum", "caverna"])
-def test_games_without_a_board_show_their_text_and_a_clickable_list(client, game):
+def test_cavum_and_caverna_show_their_text_and_a_clickable_list(client, game):
     created = new_game(client, game=game, seats=("human", "easy"), seed=4)
     view = wait_for_turn(client, created, timeout=120)
     state = state_of(client, created)
-    assert view["board"] is None and view["text"]
+    assert view["text"] and view["show_text"]
+    assert (view["board"] is not None) == (game == "cavum")      # Cavum's mountain is drawn; Caverna is text
     assert [a["id"] for a in view["actions"]] == state.legal_actions()
     base, key = seat_api(created)
     r = client.post(f"{base}/action", params=key, json={"action": view["actions"][0]["id"]})
@@ -416,3 +417,20 @@ def test_the_ai_move_benchmark_times_every_ai_turn():
     result = bench_ai_moves("cvc", "easy", "random", games=1)
     assert result["agent"] == "greedy" and result["turns"] >= 8 and 0 < result["median_s"] <= result["max_s"]
     assert "seconds per AI turn" in format_bench(result)
+
+
+def test_cavum_cells_carry_the_actions_that_name_them(client):
+    created = new_game(client, game="cavum", seats=("human", "human"), seed=4)
+    base, key = seat_api(created, 0)
+    state = state_of(client, created)
+    session = web_of(client).store.get(created["id"])
+    while not any(" at " in state.action_to_string(a) for a in state.legal_actions()):
+        session.play(session.seats[state.current_player()], state.legal_actions()[-1])
+        state = state_of(client, created)
+    mover = state.current_player()
+    base, key = seat_api(created, mover)
+    view = client.get(f"{base}/view", params=key).json()
+    for name, ids in view["targets"].items():
+        where = name.split(":")[1]
+        assert ids and all(where in state.action_to_string(a) for a in ids)
+        assert f'data-target="{name}"' in view["board"]

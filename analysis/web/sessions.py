@@ -344,6 +344,7 @@ class GameSession:
                 "version": self.version, "to_move": player, "status": status, "your_turn": mine,
                 "thinking": self.thinking, "ai_seconds": self.ai_seconds, "ai_error": self.ai_error,
                 "board": board["svg"] if board is not None else None, "text": text,
+                "show_text": board is None or bool(board.get("show_text")),
                 "targets": targets, "actions": actions, "log": log, "history_length": len(self.log),
                 "scores": state.scores() if over or not self.hidden else None,
                 "can_undo": any(e.player == viewer for e in self.log) and not over,

@@ -160,6 +160,7 @@ function playPage() {
   let view = jsonOf("initial-view");
   let polling = null;
   let busy = false;
+  let textShown = false;      // the text panel starts open where it carries what the board does not
 
   function render() {
     document.body.dataset.version = String(view.version);
@@ -170,7 +171,7 @@ function playPage() {
     if (view.ai_error) showMessage(view.ai_error);
     $("board").innerHTML = view.board || "";
     $("text").textContent = view.text;
-    $("text-panel").open = !view.board;
+    if (!textShown) { $("text-panel").open = view.show_text; textShown = true; }
     const list = $("actions");
     list.textContent = "";
     for (const action of view.actions) {
