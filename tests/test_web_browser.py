@@ -335,3 +335,22 @@ def test_replay_of_a_stored_game_step_by_step(server, page, results_root):
     check()
     assert page.inner_text("#next-action") == "Game over."
     assert os.path.exists(SCREENSHOTS / "replay.png")
+
+
+@pytest.mark.parametrize("game", ["cavum", "caverna"])
+def test_cavum_and_caverna_pages_show_the_position_and_play_a_move(server, page, game):
+    base, web = server
+    start_game(page, base, game, ["human", "easy"], seed=4)
+    session = session_of(web, page)
+    assert wait_for_my_turn_or_end(page, session)
+    assert shown_legal_moves(page) == session.state.legal_actions()
+    assert page.is_visible("#text") and page.inner_text("#text").strip()
+    screenshot(page, f"{game}-play")
+    version = session.version
+    page.click("#actions button.action >> nth=0")
+    deadline = time.monotonic() + 30
+    while session.version == version:
+        assert time.monotonic() < deadline, "the click did not reach the server"
+        time.sleep(0.02)
+    assert wait_for_my_turn_or_end(page, session)
+    assert shown_legal_moves(page) == session.state.legal_actions()
