@@ -273,14 +273,7 @@ class PlaySession:
         return None, f"{text!r} is neither a legal move nor a command: moves lists the moves, help the commands"
 
     def _why_illegal(self, action: int) -> str:
-        probe = self.state.clone()
-        try:
-            probe.apply_action(action)
-        except CavekitError as e:
-            return getattr(e, "reason", str(e))
-        except ValueError as e:
-            return str(e)
-        return "it is not among the legal moves"
+        return why_illegal(self.state, action)
 
     # -- commands -----------------------------------------------------------------------------------
 
@@ -405,6 +398,18 @@ def chance_outcome(state: State, deal: Deal | None, seed: int) -> int:
     position = len(state.history())
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2, position)))
     return sample_chance_outcome(state.chance_outcomes(), rng.random())
+
+
+def why_illegal(state: State, action: int) -> str:
+    """Why `action` is not legal in `state`, in the engine's words (tried on a copy)."""
+    probe = state.clone()
+    try:
+        probe.apply_action(action)
+    except CavekitError as e:
+        return getattr(e, "reason", str(e))
+    except ValueError as e:
+        return str(e)
+    return "it is not among the legal moves"
 
 
 def visible_to(state: State, action: int, seat: int) -> bool:

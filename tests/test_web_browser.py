@@ -128,6 +128,14 @@ def wait_for_my_turn_or_end(page, session) -> bool:
         time.sleep(0.05)
 
 
+def wait_for_server(session, version: int) -> None:
+    """Wait until the click just made reached the server (the session's version moved past `version`)."""
+    deadline = time.monotonic() + 30
+    while session.version == version:
+        assert time.monotonic() < deadline, "the click did not reach the server"
+        time.sleep(0.02)
+
+
 def shown_legal_moves(page) -> list[int]:
     return [int(b.get_attribute("data-action")) for b in page.query_selector_all("#actions button.action")]
 
@@ -194,10 +202,7 @@ def test_a_whole_cave_vs_cave_game_against_easy_by_clicking(server, page):
             narrowed = True
         else:
             page.click("#actions button.action >> nth=0")
-        deadline = time.monotonic() + 30
-        while session.version == version:
-            assert time.monotonic() < deadline, "the click did not reach the server"
-            time.sleep(0.02)
+        wait_for_server(session, version)
         clicks += 1
     state = session.state
     assert state.is_terminal() and board_clicks == 3 and narrowed and clicks > 10
@@ -278,10 +283,7 @@ def test_a_round_of_the_cave_against_easy_by_clicking_cards(server, page):
             shot = True
         version = session.version
         page.click("#board [data-target^='card:'] >> nth=0")
-        deadline = time.monotonic() + 30
-        while session.version == version:
-            assert time.monotonic() < deadline, "the click did not reach the server"
-            time.sleep(0.02)
+        wait_for_server(session, version)
     state = session.state
     scored = state.to_dict()["round_scores"]
     assert scored, "the round did not end"
@@ -348,9 +350,6 @@ def test_cavum_and_caverna_pages_show_the_position_and_play_a_move(server, page,
     screenshot(page, f"{game}-play")
     version = session.version
     page.click("#actions button.action >> nth=0")
-    deadline = time.monotonic() + 30
-    while session.version == version:
-        assert time.monotonic() < deadline, "the click did not reach the server"
-        time.sleep(0.02)
+    wait_for_server(session, version)
     assert wait_for_my_turn_or_end(page, session)
     assert shown_legal_moves(page) == session.state.legal_actions()

@@ -31,7 +31,7 @@ from ...core.api import CHANCE, CavekitError, Game, State
 from ...core.registry import game_spec
 from ...core.spec import DIFFICULTIES, resolve
 from ...search.agent import resolve_preset
-from ..play import chance_outcome, session_deal, undo_last_move, verdict, visible_to
+from ..play import chance_outcome, session_deal, undo_last_move, verdict, visible_to, why_illegal
 from . import worker
 
 HUMAN = "human"
@@ -261,7 +261,7 @@ class GameSession:
                 raise WebError(400, f"an action is an integer action id, not {action!r}")
             legal = self.state.legal_actions()
             if action not in legal:
-                raise WebError(400, f"action {action} is not legal now: {self._why_illegal(action)}")
+                raise WebError(400, f"action {action} is not legal now: {why_illegal(self.state, action)}")
             self._apply(action)
             self.version += 1
             self._advance()
@@ -273,14 +273,6 @@ class GameSession:
             raise WebError(409, "the AI is thinking: wait for its move")
         if self.state.current_player() != seat.index:
             raise WebError(409, f"it is not your turn: player {self.state.current_player()} is to move")
-
-    def _why_illegal(self, action: int) -> str:
-        probe = self.state.clone()
-        try:
-            probe.apply_action(action)
-        except (CavekitError, ValueError) as e:
-            return getattr(e, "reason", str(e))
-        return "it is not among the legal moves"
 
     def undo(self, seat: Seat) -> str:
         """Take back `seat`'s last move and everything after it; what was taken back, in words."""
