@@ -331,7 +331,7 @@ def test_the_ai_moves_in_another_process_and_other_requests_are_answered_meanwhi
                 break
             time.sleep(0.02)
         assert len(answered) > 3, "the AI answered too fast to show that it does not block"
-        assert max(answered) < 0.5, answered
+        assert max(answered) < 0.8, answered
         assert view["your_turn"] and view["ai_seconds"] > 0
         assert any(entry["player"] == 1 for entry in view["log"])
 
