@@ -37,7 +37,8 @@ def test_the_cave_shows_a_seat_its_own_hand_and_only_the_size_of_the_others():
             str(rank + 1) for rank in range(10) for _ in range(hands[p][rank])))
 
 
-def test_a_pairs_session_announces_only_the_deals_the_person_sees():
+def test_a_pairs_session_announces_only_the_deals_the_person_sees(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # the match ends within the 40 answers, and "1" answers the save prompt
     out = io.StringIO()
     play(load_game("pairs", players=2), "pairs_heuristic", seat=0, seed=5, stdin=io.StringIO("1\n" * 40 + "quit\n"),
          stdout=out)
@@ -49,7 +50,8 @@ def test_a_pairs_session_announces_only_the_deals_the_person_sees():
     assert "next best" not in text                                  # the AI's other options name its cards
 
 
-def test_agents_in_a_session_are_given_positions_drawn_from_their_own_seat_view():
+def test_agents_in_a_session_are_given_positions_drawn_from_their_own_seat_view(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # (as above: a record named "1" is saved at the end)
     game = load_game("pairs", players=2)
     session = PlaySession(game, "mcts:iterations=20", seat=0, seed=9, stdin=io.StringIO("1\n" * 40 + "quit\n"),
                           stdout=io.StringIO())
