@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from ..core.api import CHANCE, ConfigError, Game
 from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
@@ -34,6 +33,7 @@ from ..search.agent import make_agent
 from .balance import tie_counts
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
+from .progress import progress_bar
 from .paired import first_player_paired, is_paired, paired_differences, score_rate_over_deals
 from .results import ResultsWriter, RunSpec, games_schema, load_games
 from .stats import seat_count, wilson_interval
@@ -352,7 +352,7 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
 
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
               jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
-              address: str | None = None, duplicate: bool = False, repair: bool = False,
+              address: str | None = None, duplicate: bool = False, repair: bool = False, bar: Any = None,
               **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
@@ -366,6 +366,7 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
     finished chunk is stored in that results folder, and calling again with the same arguments resumes an
     interrupted run: only missing games are played, and the returned table holds every game of the folder.
+    `bar`, an open `progress.progress_bar` of a longer job, is advanced per game instead of opening one.
     """
     game = load_game(game_name, **game_params)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -414,12 +415,16 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         calls = [(game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, k,
                   run.chunk_range(k).start,
                   run.chunk_range(k).stop, writer is not None, with_outcomes, decision_columns) for k in todo]
-        bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
-                                       desc=f"{game_name} match", smoothing=0.1))
+        if bar is None:
+            bar = stack.enter_context(progress_bar(games, f"{game_name} match", "game", progress, initial=done))
+            counting = progress
+        else:
+            bar.update(done)
+            counting = True
         tables: dict[int, pa.Table] = {}
         counter = GameProgress(bar, run)
         if calls:
-            with _runner(backend, jobs, address, counter if progress else None) as play_chunks:
+            with _runner(backend, jobs, address, counter if counting else None) as play_chunks:
                 stream = play_chunks(calls)
                 try:
                     for result in stream:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,6 +28,7 @@ from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Ga
 from ..core.deal import DEAL_SEED_LIMIT, Deal, DealError, deal_for_play
 from ..core.spec import resolve
 from ..search.agent import Agent, make_agent
+from .progress import timed
 
 HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
 HINT_DEFAULT_COUNT = 5
@@ -79,6 +81,7 @@ class PlaySession:
         self._deal = deal if isinstance(deal, Deal) else None      # None: the game has no deals
         self.agent: Agent = make_agent(ai_spec, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
         self._hint_agent: Agent | None = None
+        self._last_hint_seconds: float | None = None
         self.state: State = game.new_initial_state() if state is None else state
         self._in = sys.stdin if stdin is None else stdin
         self._out = sys.stdout if stdout is None else stdout
@@ -321,7 +324,14 @@ class PlaySession:
             self._hint_agent = make_agent(self._hint_spec(), self.game, seed=seed)
         self.say(f"thinking ({self._hint_spec()})...")
         state = self.state
-        entries = self._hint_agent.analyse(self._as_seen_by(self.seat))  # type: ignore[attr-defined]
+        seen = self._as_seen_by(self.seat)
+        # A search can take a while: its time goes to a terminal's stderr, against the agent's time budget
+        # or, lacking one, the last hint's duration (the first hint of a fixed-size search shows time only).
+        budget_seconds = float(getattr(self._hint_agent, "seconds", 0) or 0) or self._last_hint_seconds
+        started = time.perf_counter()
+        entries = timed(lambda: self._hint_agent.analyse(seen),  # type: ignore[union-attr]
+                        "hint search", budget_seconds, enabled=_stderr_is_terminal())
+        self._last_hint_seconds = time.perf_counter() - started
         budget = getattr(self._hint_agent, "analysis_budget", self._hint_spec())
         scale = "your result, -1 loss to +1 win" if self.game.num_players > 1 else "your final score"
         self.say(f"hint from {budget}; value = its estimate of {scale}:")
@@ -434,6 +444,11 @@ class PlaySession:
                 answer = self.ask(f"File name (Enter for {suggested}): ") or suggested
             if self._save(answer):
                 return
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether a person watches stderr (progress is drawn there only then, never into a log or a pipe)."""
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")

@@ -29,13 +29,13 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ..core.api import ConfigError
 from ..core.registry import load_game
 from ..search.agent import make_agent
 from .batch import run_match
 from .paired import paired_differences
+from .progress import progress_bar
 from .ratings import DEFAULT_ANCHOR_RATING, MIN_ENCOUNTERS_FOR_INTERVAL, pairwise_outcomes, rate
 from .stats import seat_count, wilson_interval
 
@@ -121,8 +121,8 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
     tables = pairings(specs, players, challenger)
 
     parts = []
-    bar = tqdm(tables, disable=not progress, unit="pairing", desc=f"{game_name} tournament")
-    for number, table in enumerate(bar):
+    bar = progress_bar(len(tables), f"{game_name} tournament", "pairing", progress)
+    for number, table in enumerate(tables):
         table_seed = pairing_seed(int(seed), table)
         bar.set_postfix_str(" vs ".join(table))
         result = run_match(game_name, list(table), int(games), table_seed, progress=progress, jobs=jobs,
@@ -132,6 +132,7 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
         result.insert(2, "pairing_seed", table_seed)
         result.insert(3, "game", result.pop("game"))
         parts.append(result)
+        bar.update(1)
     bar.close()
     all_games = pd.concat(parts, ignore_index=True)
 
