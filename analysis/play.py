@@ -55,6 +55,26 @@ class PlayResult:
     seed: int
 
 
+# ANSI/VT escape sequences (CSI such as arrow keys and colours, OSC titles, SS3 keys, two-byte escapes) and
+# the other control characters a keyboard can send; tab and newline are kept.
+ESCAPE_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|O.|[@-Z\\-_]|$)"
+                             r"|\x9b[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def strip_escapes(text: str) -> str:
+    """`text` without terminal escape sequences and control characters."""
+    return ESCAPE_SEQUENCE.sub("", text)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    """Whether `stream` is a terminal (a stream without isatty, such as a test's StringIO, is not)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:      # a closed stream
+        return False
+
+
 def squash(text: str) -> str:
     """Notation reduced for matching typed text: lower case, all whitespace removed."""
     return "".join(text.lower().split())
@@ -86,6 +106,7 @@ class PlaySession:
         self._in = sys.stdin if stdin is None else stdin
         self._out = sys.stdout if stdout is None else stdout
         self._interactive = self._in is sys.stdin and sys.stdin.isatty()
+        self._out_is_terminal = _is_terminal(self._out)
         self._ai_to_move = False      # the AI's turn is under way (so its header is printed once per turn)
         # With hidden information the person sees only their seat's view, and every agent (the AI, hints) is
         # given a position drawn from what its seat may know, never the true one.
@@ -96,16 +117,16 @@ class PlaySession:
     # -- input and output ---------------------------------------------------------------------------
 
     def say(self, *lines: str) -> None:
-        """Write each line to the output."""
+        """Write each line to the output (with no escape sequences unless it is a terminal)."""
         for line in lines:
-            self._out.write(line + "\n")
+            self._out.write((line if self._out_is_terminal else strip_escapes(line)) + "\n")
         self._out.flush()
 
     def ask(self, prompt: str) -> str | None:
         """One line from the person (stripped), or None at the end of the input."""
         if self._interactive:
             try:
-                return input(prompt).strip()
+                return strip_escapes(input(prompt)).strip()
             except EOFError:
                 self.say("")
                 return None
@@ -115,8 +136,11 @@ class PlaySession:
         if not line:
             self.say("")
             return None
+        # Keys such as the arrows arrive as escape sequences when the input is not line-edited (piped, or a
+        # terminal whose output is piped): they are never part of a move, and echoed they would garble a log.
+        line = strip_escapes(line.rstrip("\n"))
         # Echo piped input, so a transcript reads like the session a person would have seen.
-        self.say(line.rstrip("\n"))
+        self.say(line)
         return line.strip()
 
     # -- the game loop ------------------------------------------------------------------------------
@@ -448,7 +472,7 @@ class PlaySession:
 
 def _stderr_is_terminal() -> bool:
     """Whether a person watches stderr (progress is drawn there only then, never into a log or a pipe)."""
-    return sys.stderr is not None and sys.stderr.isatty()
+    return sys.stderr is not None and _is_terminal(sys.stderr)
 
 
 SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")

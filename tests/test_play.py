@@ -264,6 +264,20 @@ def test_the_command_plays_a_whole_game_from_stdin(tmp_path):
     assert load_game("cvc").deserialize_state((tmp_path / "1").read_text()).is_terminal()
 
 
+@pytest.mark.parametrize("game", ["cvc", "pairs", "cavum", "caverna"])
+def test_piped_output_holds_no_escape_sequences_even_when_the_keys_sent_them(tmp_path, game):
+    command = shutil.which("cavekit")
+    argv = [command] if command else [sys.executable, "-m", "cavekit.analysis.cli"]
+    # Arrow keys, a colour code and a backspace typed into a session whose input is not line-edited.
+    keys = "\x1b[A\n\x1b[B1\n\x1b[1;31mmoves\x1b[0m\n\x1bOD\x7fhint 2\nboard\n1\nquit\n"
+    done = subprocess.run(argv + ["play", game, "--ai", "random", "--seed", "3"], input=keys,
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\x1b" not in done.stderr and "[A" not in done.stdout
+    assert "  you: " in done.stdout and "hint from " in done.stdout       # the keys around them still count
+    assert "neither a legal move nor a command" not in done.stdout
+
+
 def test_solo_and_other_games_play_through_the_same_loop():
     result, out = session(["1"] * 300, ai="random", seed=2, game=load_game("cvc", players=1))
     assert result.finished and f"Final score: {result.state.scores()[0]} points." in out
