@@ -346,7 +346,13 @@ def build_report(folder: str | Path) -> str:
         body.append(f'<p class="warning">Partial run: {len(games)} of the {manifest["games"]} requested games are '
                     "finished. Every number covers the finished games only; the command in the Run section "
                     "resumes the run.</p>")
-    for section in report_sections(data):
+    return html_document(title, body, report_sections(data))
+
+
+def html_document(title: str, intro: list[str], sections: list[Section]) -> str:
+    """A self-contained HTML document: the title, `intro` (HTML), then each section with its caption."""
+    body = list(intro)
+    for section in sections:
         body.append(f"<section><h2>{html.escape(section.title)}</h2>"
                     f'<p class="caption">{html.escape(section.caption)}</p>{"".join(section.parts)}</section>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -355,10 +361,12 @@ def build_report(folder: str | Path) -> str:
 
 
 def write_report(folder: str | Path, out: str | Path | None = None) -> Path:
-    """Write the report of `folder` to `out` (default: FOLDER/report.html) and return the path written."""
+    """Write the report of `folder`, a results folder or a tournament folder (`cavekit tournament --out`), to
+    `out` (default: FOLDER/report.html) and return the path written."""
+    from .tournament_report import build_tournament_report, is_tournament_folder
     folder = Path(folder)
     path = Path(out) if out is not None else folder / "report.html"
-    document = build_report(folder)
+    document = build_tournament_report(folder) if is_tournament_folder(folder) else build_report(folder)
     try:
         path.write_text(document, encoding="utf-8")
     except OSError as e:

@@ -228,7 +228,7 @@ def first_seat_advantage(games: pd.DataFrame) -> pd.DataFrame:
 
 
 TOURNAMENT_FILES = ("games.parquet", "standings.parquet", "standings.csv", "crosstable.csv", "head_to_head.csv",
-                    "paired.csv", "tournament.json")
+                    "paired.csv", "tournament.json", "report.html")     # report.html: `cavekit report DIR`
 
 
 def check_tournament_folder(out: Path) -> None:
@@ -252,6 +252,7 @@ def write_tournament(result: Tournament, out: Path, command: str) -> list[Path]:
     except OSError as e:
         raise ConfigError(f"--out {out} cannot be created ({e.strerror})") from None
     (out / "paired.csv").unlink(missing_ok=True)        # an earlier duplicate tournament's
+    (out / "report.html").unlink(missing_ok=True)       # the report of the tournament being replaced
     written = [out / "games.parquet", out / "standings.parquet", out / "standings.csv", out / "crosstable.csv",
                out / "head_to_head.csv", out / "tournament.json"]
     if len(result.paired):
