@@ -133,6 +133,13 @@ def _default_params(game: str, players: int) -> dict[str, Any] | None:
         return None
 
 
+def _default_engine(game: str) -> str | None:
+    try:
+        return game_spec(game).default_engine
+    except CavekitError:
+        return None
+
+
 def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | None, str]:
     """The `cavekit match` command that repeats (or resumes) the run, if the CLI can express its parameters,
     and the equivalent `run_match` Python call, which always can."""
@@ -145,6 +152,12 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
     duplicate = bool(manifest.get("duplicate", False))
     if duplicate:
         words.append("--duplicate")
+    engine = manifest.get("engine")
+    if engine is not None and engine != _default_engine(game):
+        words += ["--engine", engine]
+        changed_engine = f", engine={engine!r}"
+    else:
+        changed_engine = ""
     cli: str | None = None
     if all(_is_cli_value(v) for v in changed.values()):
         for key, value in changed.items():
@@ -155,7 +168,7 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
     keyword = "".join(f", {k}={v!r}" for k, v in changed.items())
     python = (f"from cavekit.analysis.batch import run_match; run_match({game!r}, {manifest['agents']!r}, "
               f"{manifest['games']}, {manifest['seed']}, out={str(folder)!r}, chunk_size={manifest['chunk_size']}, "
-              f"players={players}{', duplicate=True' if duplicate else ''}{keyword})")
+              f"players={players}{', duplicate=True' if duplicate else ''}{changed_engine}{keyword})")
     return cli, python
 
 
