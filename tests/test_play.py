@@ -380,3 +380,22 @@ def test_a_command_typed_at_the_save_offer_skips_saving(tmp_path, answer):
     assert result.finished and result.state.history() == played.state.history()
     assert out.rstrip().endswith("not saved")
     assert not (tmp_path / answer).exists()
+
+
+@pytest.mark.parametrize("ai, pattern", [
+    # Compiled: the limit caps each enumeration (one per first action), so the total may pass it.
+    ("greedy:max_nodes=50", r"greedy turn search, ([\d,]+) positions over all its enumerations \(each one, per "
+                            r"first action or chance outcome, stops expanding at 50\)"),
+    # Python: one budget per decision, shared among the moves.
+    ("greedy:max_nodes=50,compiled=0", r"greedy turn search, ([\d,]+) states expanded or evaluated \(a budget of "
+                                       r"50 per decision, shared among the moves; [\d,]+ finished early"),
+])
+def test_the_hint_says_what_the_greedy_search_limit_counts(tmp_path, ai, pattern):
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "cvc", "--ai", ai, "--seed", "3"],
+                          input="hint\nquit\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "of at most" not in done.stdout
+    match = re.search("hint from " + pattern, done.stdout)
+    assert match, done.stdout
+    if "compiled=0" not in ai:
+        assert int(match.group(1).replace(",", "")) > 50     # the count a per-enumeration limit does not bound
