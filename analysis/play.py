@@ -32,6 +32,7 @@ from .progress import timed
 
 HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
 HINT_DEFAULT_COUNT = 5
+DEEPER_HINT_SPEC = "mcts:iterations=2000"     # suggested when the hint's search cannot tell the options apart
 
 HELP = """\
 Choose a move by its number (e.g. 3) or its notation (e.g. take Excavation; case and spacing do not
@@ -357,6 +358,14 @@ class PlaySession:
                         "hint search", budget_seconds, enabled=_stderr_is_terminal())
         self._last_hint_seconds = time.perf_counter() - started
         budget = getattr(self._hint_agent, "analysis_budget", self._hint_spec())
+        if len(entries) > 1 and len({_rank_key(e) for e in entries}) == 1:
+            # A column of equal values would read as a verdict ("all +0.00"); it is the search having no
+            # opinion, e.g. a Cavum bid, which changes nothing the evaluation sees until the auction closes.
+            self.say(f"hint from {budget}: it cannot tell your {len(entries)} options apart here, valuing every "
+                     f"one at {_value_text(entries[0])} (its evaluation sees no difference between the positions "
+                     f"they lead to), so it has no advice. An AI that searches further can rank them, e.g. "
+                     f"cavekit play {self.game.name} --ai {DEEPER_HINT_SPEC}.")
+            return
         scale = "your result, -1 loss to +1 win" if self.game.num_players > 1 else "your final score"
         self.say(f"hint from {budget}; value = its estimate of {scale}:")
         number = {a: i for i, a in enumerate(state.legal_actions(), 1)}
@@ -370,6 +379,11 @@ class PlaySession:
         self.say(*("  " + line for line in _left_aligned_table(pd.DataFrame(rows)).splitlines()))
         if len(entries) > count:
             self.say(f"  ({len(entries) - count} more: hint {len(entries)} shows all)")
+        shown = [_rank_key(e) for e in entries[:count]]
+        tied = sum(1 for key in shown if shown.count(key) > 1)
+        if tied:
+            self.say(f"  ({tied} of these share their value exactly: the search does not rank them against each "
+                     "other)")
 
     def _save(self, argument: str) -> bool:
         if not argument:
@@ -488,6 +502,11 @@ def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:
 def _value_text(entry: dict[str, Any]) -> str:
     prefix = {"upper": "<=", "lower": ">="}.get(entry.get("bound", "exact"), "")
     return f"{prefix}{entry['value']:+.2f}"
+
+
+def _rank_key(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """What a hint ranks an option by: its value (and bound), and its visits for a sampling search."""
+    return entry["value"], entry.get("bound", "exact"), entry.get("visits")
 
 
 def _stats(entry: dict[str, Any], total_visits: int) -> str:

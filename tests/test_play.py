@@ -399,3 +399,25 @@ def test_the_hint_says_what_the_greedy_search_limit_counts(tmp_path, ai, pattern
     assert match, done.stdout
     if "compiled=0" not in ai:
         assert int(match.group(1).replace(",", "")) > 50     # the count a per-enumeration limit does not bound
+
+
+def cavum_hint(ai: str, tmp_path) -> str:
+    """The output of asking for every option's hint at Cavum's first decision (an opening bid)."""
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "cavum", "--ai", ai, "--seed", "3"],
+                          input="hint 30\nquit\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "bid 0" in done.stdout                   # the first decision is a bid
+    return done.stdout.split("> hint 30", 1)[1].split("your move", 1)[0]
+
+
+def test_a_cavum_bid_hint_from_a_search_that_cannot_tell_bids_apart_says_so(tmp_path):
+    hint = cavum_hint("greedy", tmp_path)
+    # A bid changes nothing the evaluation sees until the auction closes: no column of equal values.
+    assert "+0.00" not in hint.split("(its evaluation", 1)[1] and not re.search(r"^\s+\d+\s+bid \d+", hint, re.M)
+    assert "it cannot tell your 21 options apart here" in hint and "--ai mcts:iterations=2000" in hint
+
+
+def test_a_cavum_bid_hint_from_a_deeper_search_ranks_the_bids(tmp_path):
+    hint = cavum_hint("mcts:iterations=600", tmp_path)
+    values = re.findall(r"^\s+\d+\s+bid \d+\s+([+-]\d\.\d\d)", hint, re.M)
+    assert len(values) == 21 and len(set(values)) > 3
