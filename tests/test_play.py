@@ -421,3 +421,14 @@ def test_a_cavum_bid_hint_from_a_deeper_search_ranks_the_bids(tmp_path):
     hint = cavum_hint("mcts:iterations=600", tmp_path)
     values = re.findall(r"^\s+\d+\s+bid \d+\s+([+-]\d\.\d\d)", hint, re.M)
     assert len(values) == 21 and len(set(values)) > 3
+
+
+def test_the_caverna_board_in_play_is_labelled_by_row_and_column(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "caverna", "--ai", "random",
+                           "--seed", "3"], input="quit\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    board = done.stdout.split("board (a space is row,col: rows down the left, columns along the top):\n", 1)[1]
+    header, *rows = board.splitlines()[:5]
+    assert header.split() == ["0", "1", "2", "3", "4", "5"]
+    assert [row.split()[0] for row in rows] == ["0", "1", "2", "3"]
+    assert rows[3].split()[5] == "E"           # the entry-level dwelling, at 3,3 in the notation
