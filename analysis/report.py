@@ -13,6 +13,7 @@ import html
 import io
 import math
 import shlex
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -104,8 +105,32 @@ def table_html(table: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | N
                                        classes="data")
 
 
+def tidy_figure(fig: Figure) -> Figure:
+    """Lay a report figure out so that its labels keep apart: each title wrapped to its plot's width, then
+    matplotlib's constrained layout, which spaces titles, tick labels, axis labels and colour bars so they
+    neither overlap nor run into a neighbouring plot (long room names beside a second plot did)."""
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")     # (a figure with a colour bar must be made with report_figure)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()                                # the layout, to measure each title against its plot
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        title = ax.title
+        text = " ".join(title.get_text().split())
+        plot, drawn = ax.get_window_extent(renderer).width, title.get_window_extent(renderer).width
+        if text and drawn > plot:
+            title.set_text(textwrap.fill(text, max(12, int(len(text) * plot / drawn * 0.9))))
+    return fig
+
+
+def report_figure(width: float, height: float) -> Figure:
+    """A new figure for the report, `width` x `height` inches, laid out by matplotlib's constrained layout."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
 def figure_html(fig: Figure, alt: str) -> str:
-    """A matplotlib figure as an embedded PNG <img> (base64 data URI)."""
+    """A matplotlib figure, tidied (`tidy_figure`), as an embedded PNG <img> (base64 data URI)."""
+    tidy_figure(fig)
     FigureCanvasAgg(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
@@ -271,7 +296,7 @@ def scores_section(data: ReportData) -> Section:
     rows = balance.seat_rows(data.games)
     bins = score_bins(rows["score"].to_numpy(dtype=float))
     by_seat = data.seats > 1
-    fig = Figure(figsize=(11 if by_seat else 6.5, 3.8))
+    fig = report_figure(11 if by_seat else 6.5, 3.8)
     groups = [("agent", "per agent")] + ([("player", "per seat")] if by_seat else [])
     for k, (key, label) in enumerate(groups):
         ax = fig.add_subplot(1, len(groups), k + 1)
@@ -296,7 +321,7 @@ def scores_section(data: ReportData) -> Section:
 
 def length_section(data: ReportData) -> Section:
     """Game length: decisions per game histogram and the length table."""
-    fig = Figure(figsize=(6.5, 3.5))
+    fig = report_figure(6.5, 3.5)
     ax = fig.add_subplot(1, 1, 1)
     decisions = data.games["decisions"].to_numpy()
     width = max(1, math.ceil((decisions.max() - decisions.min() + 1) / 40))

@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from .plots import interval_points
 from .ratings import MIN_ENCOUNTERS_FOR_INTERVAL
-from .report import Section, combine_interval, figure_html, html_document, percent, table_html
+from .report import Section, combine_interval, figure_html, html_document, percent, report_figure, table_html
 from .results import ResultsError
 
 TOURNAMENT_MANIFEST = "tournament.json"
@@ -96,7 +95,7 @@ def standings_section(settings: dict[str, Any], standings: pd.DataFrame) -> Sect
                f"draw(s) per agent against the pool, and 95% percentile-bootstrap intervals over "
                f"{settings.get('n_boot', 0)} resamples of games within pairings (no interval for an agent with "
                f"fewer than {MIN_ENCOUNTERS_FOR_INTERVAL} encounters).")
-    fig = Figure(figsize=(7, 0.5 + 0.45 * len(table)))
+    fig = report_figure(7, 0.5 + 0.45 * len(table))
     ax = fig.add_subplot(1, 1, 1)
     low = np.where(np.isnan(table["elo_ci_low"].to_numpy(float)), table["elo"], table["elo_ci_low"])
     high = np.where(np.isnan(table["elo_ci_high"].to_numpy(float)), table["elo"], table["elo_ci_high"])
@@ -104,7 +103,6 @@ def standings_section(settings: dict[str, Any], standings: pd.DataFrame) -> Sect
                     reference=float(settings.get("anchor_rating", 1500)))
     ax.set_title("Ratings")
     ax.set_xlabel("Elo (95% bootstrap interval where there are enough encounters)")
-    fig.tight_layout()
     return Section("Standings", caption, [table_html(shown, {"rank": str, "games": str}),
                                           figure_html(fig, "ratings with their intervals")])
 
@@ -122,12 +120,12 @@ def matrix_section(agents: list[str], head: pd.DataFrame) -> Section:
                 rates.loc[me, them] = rate
     for agent in agents:
         cells.loc[agent, agent] = "-"
-    fig = Figure(figsize=(2.2 + 1.1 * len(agents), 1.2 + 0.8 * len(agents)))
+    fig = report_figure(4.5 + 1.0 * len(agents), 3 + 0.8 * len(agents))
     ax = fig.add_subplot(1, 1, 1)
     image = ax.imshow(100 * rates.to_numpy(float), cmap="RdBu", vmin=0, vmax=100)
     short = [a if len(a) <= 24 else a[:22] + "..." for a in agents]
     ax.set_xticks(range(len(agents)))
-    ax.set_xticklabels(short, rotation=30, ha="right", fontsize="small")
+    ax.set_xticklabels(short, rotation=90, fontsize="small")     # upright long names would collide
     ax.set_yticks(range(len(agents)))
     ax.set_yticklabels(short, fontsize="small")
     for (i, j), value in np.ndenumerate(100 * rates.to_numpy(float)):
@@ -135,7 +133,6 @@ def matrix_section(agents: list[str], head: pd.DataFrame) -> Section:
             ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=8)
     ax.set_title("Score rate of the row agent against the column agent (%)")
     fig.colorbar(image, ax=ax, label="score rate (%)")
-    fig.tight_layout()
     caption = ("Each cell: the score rate of the row agent against the column agent over their encounters (draws "
                "count half), its Wilson 95% interval and the number of encounters n; blank where they never met. "
                "Cells mirror each other: row against column is 100% minus column against row.")
