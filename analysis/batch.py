@@ -180,18 +180,49 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
 
 _WATCHED_PARENT: int | None = None
 PARENT_CHECK_SECONDS = 0.5
+PR_SET_PDEATHSIG = 1        # prctl(2) option: the signal the kernel sends this process when its parent dies
+
+
+def _killed_with_parent() -> bool:
+    """Ask the kernel (Linux prctl) to SIGKILL this process when the process that started it dies; whether it
+    took. Nothing in this process can delay that signal: no lock, no thread, no interpreter state."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import signal
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def _exit_with_parent(parent: int) -> None:
-    """In a worker process started by `parent`, end the process soon after `parent` dies.
+    """In a process started by `parent` (a loky worker, from its start; the progress queue's manager), end the
+    process as soon as `parent` dies.
 
-    A batch's main process killed outright (kill -9) cannot tell its loky workers to stop, and they would
-    otherwise wait, idle, for minutes; a worker whose parent is gone is re-parented, which a thread notices.
+    A batch's main process killed outright (kill -9) cannot tell its workers to stop, and they would otherwise
+    wait, idle, for minutes. Watching from a worker's first task is not enough: a worker still starting when
+    the batch dies (the first chunk can be stored before the second worker has imported its modules) never
+    gets one, so the watch starts with the worker (loky's initializer), and a worker that finds its parent
+    already gone ends at once. Then on Linux the kernel ends it when the parent dies (the parent death
+    signal, which nothing in the worker can delay: no lock, no thread, no interpreter state); elsewhere a
+    thread notices the re-parenting.
     """
     global _WATCHED_PARENT
-    if _WATCHED_PARENT == parent or os.getppid() != parent:    # watching already, or not a direct child
+    if _WATCHED_PARENT == parent:
+        return
+    if os.getppid() != parent:
+        # Re-parented already: a worker that was still starting when the batch was killed (the first chunk
+        # can be stored before the second worker has imported its modules). Or not a child of `parent`.
+        if not _alive(parent):
+            os._exit(1)
         return
     _WATCHED_PARENT = parent
+    if _killed_with_parent():
+        if os.getppid() != parent:      # the parent died before the request was made: nobody will signal
+            os._exit(1)
+        return
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -201,10 +232,25 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="cavekit-parent-watch", daemon=True).start()
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process `pid` exists and has not ended (a zombie, killed but not yet reaped, has ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True             # no /proc: the signal test is all there is
+    return state not in ("Z", "X")
+
+
 def _play_chunk_in_worker(parent: int, finished: Any, *call: Any) -> ChunkResult:
     """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does;
     each finished game puts its chunk's index on the `finished` queue (if any) for the progress bar."""
-    _exit_with_parent(parent)
+    _exit_with_parent(parent)       # already done at the worker's start, unless the executor predates it
     return play_chunk(*call, on_game=None if finished is None else finished.put)
 
 
@@ -288,8 +334,9 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
             return
         parent = os.getpid()
         with _finished_games_queue(progress) as finished:
+            # The initializer runs in each worker as it starts, before it waits for its first task.
             yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                                         batch_size=1)(
+                                         batch_size=1, initializer=_exit_with_parent, initargs=(parent,))(
                 delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
         return
 
