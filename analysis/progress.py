@@ -21,7 +21,11 @@ TICK_SECONDS = 0.2
 
 def progress_bar(total: float | None, desc: str, unit: str, enabled: bool = True, initial: float = 0,
                  **options: Any) -> Any:
-    """A tqdm bar on stderr counting `unit`s towards `total`, showing rate and ETA; inert unless `enabled`."""
+    """A tqdm bar on stderr counting `unit`s towards `total`, showing rate and ETA; inert unless `enabled`.
+
+    It redraws at most ten times a second, but never skips a step because earlier ones came fast (tqdm's
+    adaptive `miniters` would hide, say, the second of three slow searches after two quick ones)."""
+    options.setdefault("miniters", 1)
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, disable=not enabled, smoothing=SMOOTHING,
                 file=sys.stderr, **options)
 
@@ -37,7 +41,7 @@ def timed(work: Callable[[], T], desc: str, expected_seconds: float | None, enab
         return work()
     done = threading.Event()
     with progress_bar(expected_seconds, desc, "s", bar_format=_TIMED_FORMAT if expected_seconds else
-                      _ELAPSED_FORMAT, leave=False, miniters=0) as bar:      # miniters=0: redraw on every tick
+                      _ELAPSED_FORMAT, leave=False, miniters=0) as bar:      # redraw on every tick
         started = time.perf_counter()
 
         def tick() -> None:

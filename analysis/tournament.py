@@ -121,18 +121,19 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
     tables = pairings(specs, players, challenger)
 
     parts = []
-    bar = progress_bar(len(tables), f"{game_name} tournament", "pairing", progress)
+    # One bar for the whole tournament, moved per game by every pairing's match: nested bars would need
+    # cursor movements, escape sequences that garble a log of stderr.
+    bar = progress_bar(len(tables) * int(games), f"{game_name} tournament", "game", progress)
     for number, table in enumerate(tables):
         table_seed = pairing_seed(int(seed), table)
         bar.set_postfix_str(" vs ".join(table))
-        result = run_match(game_name, list(table), int(games), table_seed, progress=progress, jobs=jobs,
-                           duplicate=duplicate, **game_params)
+        result = run_match(game_name, list(table), int(games), table_seed, progress=False, jobs=jobs,
+                           duplicate=duplicate, bar=bar if progress else None, **game_params)
         result.insert(0, "pairing", number)
         result.insert(1, "pairing_agents", " vs ".join(table))
         result.insert(2, "pairing_seed", table_seed)
         result.insert(3, "game", result.pop("game"))
         parts.append(result)
-        bar.update(1)
     bar.close()
     all_games = pd.concat(parts, ignore_index=True)
 

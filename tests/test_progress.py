@@ -17,9 +17,11 @@ CLI = [sys.executable, "-m", "cavekit.analysis.cli"]
 
 
 def bar_counts(stderr: str, unit: str) -> list[tuple[int, int]]:
-    """(done, total) of every redraw of a tqdm bar in `unit`s that shows a rate and an ETA."""
+    """(done, total) of every redraw of a tqdm bar in `unit`s that shows a rate (units/s, or s/unit when slow)
+    and an ETA."""
+    rate = rf"(?:(?:[\d.]+|\?){unit}/s|[\d.]+s/{unit})"
     return [(int(done), int(total)) for done, total in
-            re.findall(rf"(\d+)/(\d+) \[\d\d:\d\d<(?:\d\d:\d\d|\?), +(?:[\d.]+|\?){unit}/s\]", stderr)]
+            re.findall(rf"(\d+)/(\d+) \[\d\d:\d\d<(?:\d\d:\d\d|\?), +{rate}(?:, [^\]]*)?\]", stderr)]
 
 
 def test_the_opening_search_counts_the_nodes_of_its_tree():
@@ -104,3 +106,13 @@ def test_a_hint_search_shows_its_time_against_the_budget_on_a_terminal():
 
 def test_a_hint_search_draws_no_bar_into_a_pipe():
     assert "hint search" not in hint_session(stderr_on_terminal=False)
+
+
+def test_a_tournament_has_one_bar_per_game_and_no_cursor_movements():
+    done = subprocess.run(CLI + ["tournament", "cvc", "--agents", "random", "greedy:max_nodes=300",
+                                 "cvc_expectimax:depth=1,width=4", "--games", "2", "--n-boot", "0"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    counts = bar_counts(done.stderr, "game")
+    assert {total for _, total in counts} == {6} and (6, 6) in counts     # 3 pairings x 2 games, one bar
+    assert "\x1b" not in done.stderr        # nested bars would move the cursor up with escape sequences

@@ -68,8 +68,8 @@ def family_section(data: ReportData) -> Section:
     per_agent = rows.groupby("agent")["dwarfs"].agg(["size", "mean", "min", "max"]).rename(
         columns={"size": "player-games", "mean": "mean dwarfs"}).astype({"min": int, "max": int})
     caption = (f"How large the families grew by the end of the game (from {rules().dwarfs_at_start} dwarfs at "
-               "the start), and how the players with each family size fared (a draw counts half; correlational: growing "
-               "the family and winning have common causes).")
+               "the start), and how the players with each family size fared (a draw counts half; correlational: "
+               "growing the family and winning have common causes).")
     return Section("Family size (Caverna)", caption, [
         table_html(table, {"player-games": str, "share": percent}),
         "<h3>Family size per agent</h3>" + table_html(per_agent, {"player-games": str, "min": str, "max": str})])
