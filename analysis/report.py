@@ -399,12 +399,14 @@ def html_document(title: str, intro: list[str], sections: list[Section]) -> str:
 
 
 def write_report(folder: str | Path, out: str | Path | None = None) -> Path:
-    """Write the report of `folder`, a results folder or a tournament folder (`cavekit tournament --out`), to
-    `out` (default: FOLDER/report.html) and return the path written."""
-    from .tournament_report import build_tournament_report, is_tournament_folder
+    """Write the report of the results folder `folder` to `out` (default: FOLDER/report.html); the path written.
+    (A tournament folder's report: `tournament_report.write_tournament_report`.)"""
     folder = Path(folder)
-    path = Path(out) if out is not None else folder / "report.html"
-    document = build_tournament_report(folder) if is_tournament_folder(folder) else build_report(folder)
+    return write_html(build_report(folder), Path(out) if out is not None else folder / "report.html")
+
+
+def write_html(document: str, path: Path) -> Path:
+    """Write an HTML report to `path`; a one-line CavekitError if it cannot be written."""
     try:
         path.write_text(document, encoding="utf-8")
     except OSError as e:

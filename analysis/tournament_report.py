@@ -19,7 +19,8 @@ import pandas as pd
 
 from .plots import interval_points
 from .ratings import MIN_ENCOUNTERS_FOR_INTERVAL
-from .report import Section, combine_interval, figure_html, html_document, percent, report_figure, table_html
+from .report import (Section, combine_interval, figure_html, html_document, percent, report_figure, table_html,
+                     write_html)
 from .results import ResultsError
 
 TOURNAMENT_MANIFEST = "tournament.json"
@@ -180,3 +181,9 @@ def build_tournament_report(folder: str | Path) -> str:
     sections = [tournament_section(settings, folder), standings_section(settings, standings),
                 matrix_section(agents, head), first_seat_section(settings), paired_section(settings, paired)]
     return html_document(title, intro, [s for s in sections if s is not None])
+
+
+def write_tournament_report(folder: str | Path, out: str | Path | None = None) -> Path:
+    """Write the report of the tournament folder `folder` to `out` (default: FOLDER/report.html); the path."""
+    folder = Path(folder)
+    return write_html(build_tournament_report(folder), Path(out) if out is not None else folder / "report.html")

@@ -11,6 +11,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from cavekit.analysis.report import write_report
+from cavekit.analysis.tournament_report import write_tournament_report
 
 CLI = [sys.executable, "-m", "cavekit.analysis.cli"]
 SAMPLES = Path(__file__).resolve().parent.parent / "results" / "samples"
@@ -88,7 +89,8 @@ def test_no_figure_of_the_report_has_overlapping_labels(folders, name, tmp_path,
         return save(fig, *args, **kwargs)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
-    write_report(folders[name], tmp_path / "report.html")
+    write = write_tournament_report if name == "tournament" else write_report
+    write(folders[name], tmp_path / "report.html")
     assert drawn, "the report draws figures"
     problems = [f"figure {k} ({fig.axes[0].get_title()!r}): {problem}"
                 for k, fig in enumerate(drawn) for problem in overlapping_labels(fig)]

@@ -7,9 +7,12 @@ from .common import Subcommands
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write the HTML balance report of a results folder and say where it went."""
+    """Write the HTML report of a results folder, or of a tournament folder, and say where it went."""
+    from pathlib import Path
     from ..report import write_report
-    path = write_report(args.folder, args.out)
+    from ..tournament_report import is_tournament_folder, write_tournament_report
+    write = write_tournament_report if is_tournament_folder(Path(args.folder)) else write_report
+    path = write(args.folder, args.out)
     print(f"report written to {path}")
     return 0
 
