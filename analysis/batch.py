@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from ..core.api import CHANCE, ConfigError, Game
 from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
@@ -34,6 +33,7 @@ from ..search.agent import make_agent, resolve_preset
 from .balance import tie_counts
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
+from .progress import progress_bar
 from .paired import first_player_paired, is_paired, paired_differences, score_rate_over_deals
 from .results import ResultsWriter, RunSpec, games_schema, load_games
 from .stats import seat_count, wilson_interval
@@ -180,18 +180,49 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
 
 _WATCHED_PARENT: int | None = None
 PARENT_CHECK_SECONDS = 0.5
+PR_SET_PDEATHSIG = 1        # prctl(2) option: the signal the kernel sends this process when its parent dies
+
+
+def _killed_with_parent() -> bool:
+    """Ask the kernel (Linux prctl) to SIGKILL this process when the process that started it dies; whether it
+    took. Nothing in this process can delay that signal: no lock, no thread, no interpreter state."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import signal
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def _exit_with_parent(parent: int) -> None:
-    """In a worker process started by `parent`, end the process soon after `parent` dies.
+    """In a process started by `parent` (a loky worker, from its start; the progress queue's manager), end the
+    process as soon as `parent` dies.
 
-    A batch's main process killed outright (kill -9) cannot tell its loky workers to stop, and they would
-    otherwise wait, idle, for minutes; a worker whose parent is gone is re-parented, which a thread notices.
+    A batch's main process killed outright (kill -9) cannot tell its workers to stop, and they would otherwise
+    wait, idle, for minutes. Watching from a worker's first task is not enough: a worker still starting when
+    the batch dies (the first chunk can be stored before the second worker has imported its modules) never
+    gets one, so the watch starts with the worker (loky's initializer), and a worker that finds its parent
+    already gone ends at once. Then on Linux the kernel ends it when the parent dies (the parent death
+    signal, which nothing in the worker can delay: no lock, no thread, no interpreter state); elsewhere a
+    thread notices the re-parenting.
     """
     global _WATCHED_PARENT
-    if _WATCHED_PARENT == parent or os.getppid() != parent:    # watching already, or not a direct child
+    if _WATCHED_PARENT == parent:
+        return
+    if os.getppid() != parent:
+        # Re-parented already: a worker that was still starting when the batch was killed (the first chunk
+        # can be stored before the second worker has imported its modules). Or not a child of `parent`.
+        if not _alive(parent):
+            os._exit(1)
         return
     _WATCHED_PARENT = parent
+    if _killed_with_parent():
+        if os.getppid() != parent:      # the parent died before the request was made: nobody will signal
+            os._exit(1)
+        return
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -201,10 +232,25 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="cavekit-parent-watch", daemon=True).start()
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process `pid` exists and has not ended (a zombie, killed but not yet reaped, has ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True             # no /proc: the signal test is all there is
+    return state not in ("Z", "X")
+
+
 def _play_chunk_in_worker(parent: int, finished: Any, *call: Any) -> ChunkResult:
     """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does;
     each finished game puts its chunk's index on the `finished` queue (if any) for the progress bar."""
-    _exit_with_parent(parent)
+    _exit_with_parent(parent)       # already done at the worker's start, unless the executor predates it
     return play_chunk(*call, on_game=None if finished is None else finished.put)
 
 
@@ -288,8 +334,9 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
             return
         parent = os.getpid()
         with _finished_games_queue(progress) as finished:
+            # The initializer runs in each worker as it starts, before it waits for its first task.
             yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                                         batch_size=1)(
+                                         batch_size=1, initializer=_exit_with_parent, initargs=(parent,))(
                 delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
         return
 
@@ -352,7 +399,7 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
 
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
               jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
-              address: str | None = None, duplicate: bool = False, repair: bool = False,
+              address: str | None = None, duplicate: bool = False, repair: bool = False, bar: Any = None,
               **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
@@ -366,6 +413,7 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
     finished chunk is stored in that results folder, and calling again with the same arguments resumes an
     interrupted run: only missing games are played, and the returned table holds every game of the folder.
+    `bar`, an open `progress.progress_bar` of a longer job, is advanced per game instead of opening one.
     """
     game = load_game(game_name, **game_params)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -415,12 +463,16 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         calls = [(game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, k,
                   run.chunk_range(k).start,
                   run.chunk_range(k).stop, writer is not None, with_outcomes, decision_columns) for k in todo]
-        bar = stack.enter_context(tqdm(total=games, initial=done, disable=not progress, unit="game",
-                                       desc=f"{game_name} match", smoothing=0.1))
+        if bar is None:
+            bar = stack.enter_context(progress_bar(games, f"{game_name} match", "game", progress, initial=done))
+            counting = progress
+        else:
+            bar.update(done)
+            counting = True
         tables: dict[int, pa.Table] = {}
         counter = GameProgress(bar, run)
         if calls:
-            with _runner(backend, jobs, address, counter if progress else None) as play_chunks:
+            with _runner(backend, jobs, address, counter if counting else None) as play_chunks:
                 stream = play_chunks(calls)
                 try:
                     for result in stream:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,9 +28,11 @@ from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Ga
 from ..core.deal import DEAL_SEED_LIMIT, Deal, DealError, deal_for_play
 from ..core.spec import resolve
 from ..search.agent import Agent, make_agent, resolve_preset
+from .progress import timed
 
 HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
 HINT_DEFAULT_COUNT = 5
+DEEPER_HINT_SPEC = "mcts:iterations=2000"     # suggested when the hint's search cannot tell the options apart
 
 HELP = """\
 Choose a move by its number (e.g. 3) or its notation (e.g. take Excavation; case and spacing do not
@@ -51,6 +54,26 @@ class PlayResult:
     state: State
     finished: bool
     seed: int
+
+
+# ANSI/VT escape sequences (CSI such as arrow keys and colours, OSC titles, SS3 keys, two-byte escapes) and
+# the other control characters a keyboard can send; tab and newline are kept.
+ESCAPE_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|O.|[@-Z\\-_]|$)"
+                             r"|\x9b[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def strip_escapes(text: str) -> str:
+    """`text` without terminal escape sequences and control characters."""
+    return ESCAPE_SEQUENCE.sub("", text)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    """Whether `stream` is a terminal (a stream without isatty, such as a test's StringIO, is not)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:      # a closed stream
+        return False
 
 
 def squash(text: str) -> str:
@@ -80,10 +103,12 @@ class PlaySession:
         self._deal = session_deal(game, self.seed)
         self.agent: Agent = make_agent(resolved, game, seed=np.random.SeedSequence(self.seed, spawn_key=(0,)))
         self._hint_agent: Agent | None = None
+        self._last_hint_seconds: float | None = None
         self.state: State = game.new_initial_state() if state is None else state
         self._in = sys.stdin if stdin is None else stdin
         self._out = sys.stdout if stdout is None else stdout
         self._interactive = self._in is sys.stdin and sys.stdin.isatty()
+        self._out_is_terminal = _is_terminal(self._out)
         self._ai_to_move = False      # the AI's turn is under way (so its header is printed once per turn)
         # With hidden information the person sees only their seat's view, and every agent (the AI, hints) is
         # given a position drawn from what its seat may know, never the true one.
@@ -94,16 +119,16 @@ class PlaySession:
     # -- input and output ---------------------------------------------------------------------------
 
     def say(self, *lines: str) -> None:
-        """Write each line to the output."""
+        """Write each line to the output (with no escape sequences unless it is a terminal)."""
         for line in lines:
-            self._out.write(line + "\n")
+            self._out.write((line if self._out_is_terminal else strip_escapes(line)) + "\n")
         self._out.flush()
 
     def ask(self, prompt: str) -> str | None:
         """One line from the person (stripped), or None at the end of the input."""
         if self._interactive:
             try:
-                return input(prompt).strip()
+                return strip_escapes(input(prompt)).strip()
             except EOFError:
                 self.say("")
                 return None
@@ -113,8 +138,11 @@ class PlaySession:
         if not line:
             self.say("")
             return None
+        # Keys such as the arrows arrive as escape sequences when the input is not line-edited (piped, or a
+        # terminal whose output is piped): they are never part of a move, and echoed they would garble a log.
+        line = strip_escapes(line.rstrip("\n"))
         # Echo piped input, so a transcript reads like the session a person would have seen.
-        self.say(line.rstrip("\n"))
+        self.say(line)
         return line.strip()
 
     # -- the game loop ------------------------------------------------------------------------------
@@ -290,7 +318,23 @@ class PlaySession:
             seed = np.random.SeedSequence(self.seed, spawn_key=(1,))
             self._hint_agent = make_agent(self._hint_spec(), self.game, seed=seed)
         self.say(f"thinking ({self._hint_spec()})...")
-        hint = hint_rows(self._hint_agent, self.game, self.state, self._as_seen_by(self.seat), self._hint_spec())
+        seen = self._as_seen_by(self.seat)
+        # A search can take a while: its time goes to a terminal's stderr, against the agent's time budget
+        # or, lacking one, the last hint's duration (the first hint of a fixed-size search shows time only).
+        budget_seconds = float(getattr(self._hint_agent, "seconds", 0) or 0) or self._last_hint_seconds
+        started = time.perf_counter()
+        hint = timed(lambda: hint_rows(self._hint_agent, self.game, self.state, seen, self._hint_spec()),
+                     "hint search", budget_seconds, enabled=_stderr_is_terminal())
+        self._last_hint_seconds = time.perf_counter() - started
+        keys = [_rank_key(row) for row in hint.rows]
+        if len(keys) > 1 and len(set(keys)) == 1:
+            # A column of equal values would read as a verdict ("all +0.00"); it is the search having no
+            # opinion, e.g. a Cavum bid, which changes nothing the evaluation sees until the auction closes.
+            self.say(f"hint from {hint.budget}: it cannot tell your {len(keys)} options apart here, valuing every "
+                     f"one at {hint.rows[0]['value_text']} (its evaluation sees no difference between the positions "
+                     f"they lead to), so it has no advice. An AI that searches further can rank them, e.g. "
+                     f"cavekit play {self.game.name} --ai {DEEPER_HINT_SPEC}.")
+            return
         self.say(f"hint from {hint.budget}; value = its estimate of {hint.scale}:")
         rows = []
         for e in hint.rows[:count]:
@@ -301,6 +345,11 @@ class PlaySession:
         self.say(*("  " + line for line in _left_aligned_table(pd.DataFrame(rows)).splitlines()))
         if len(hint.rows) > count:
             self.say(f"  ({len(hint.rows) - count} more: hint {len(hint.rows)} shows all)")
+        shown = keys[:count]
+        tied = sum(1 for key in shown if shown.count(key) > 1)
+        if tied:
+            self.say(f"  ({tied} of these share their value exactly: the search does not rank them against each "
+                     "other)")
 
     def _save(self, argument: str) -> bool:
         if not argument:
@@ -374,6 +423,11 @@ class PlaySession:
                 answer = self.ask(f"File name (Enter for {suggested}): ") or suggested
             if self._save(answer):
                 return
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether a person watches stderr (progress is drawn there only then, never into a log or a pipe)."""
+    return sys.stderr is not None and _is_terminal(sys.stderr)
 
 
 SKIP_SAVE_ANSWERS = ("n", "no", "skip", "quit", "exit", "q")
@@ -525,6 +579,12 @@ def _left_aligned_table(frame: pd.DataFrame, column: str = "move") -> str:
 def _value_text(entry: dict[str, Any]) -> str:
     prefix = {"upper": "<=", "lower": ">="}.get(entry.get("bound", "exact"), "")
     return f"{prefix}{entry['value']:+.2f}"
+
+
+def _rank_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What a hint ranks an option by (a `hint_rows` row): its value (and bound), and its visits for a sampling
+    search."""
+    return row["value"], row["value_text"], row.get("visits")
 
 
 def _stats(entry: dict[str, Any], total_visits: int) -> str:

@@ -13,6 +13,7 @@ import html
 import io
 import math
 import shlex
+import textwrap
 from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,8 +106,32 @@ def table_html(table: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | N
                                        classes="data")
 
 
+def tidy_figure(fig: Figure) -> Figure:
+    """Lay a report figure out so that its labels keep apart: each title wrapped to its plot's width, then
+    matplotlib's constrained layout, which spaces titles, tick labels, axis labels and colour bars so they
+    neither overlap nor run into a neighbouring plot (long room names beside a second plot did)."""
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")     # (a figure with a colour bar must be made with report_figure)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()                                # the layout, to measure each title against its plot
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        title = ax.title
+        text = " ".join(title.get_text().split())
+        plot, drawn = ax.get_window_extent(renderer).width, title.get_window_extent(renderer).width
+        if text and drawn > plot:
+            title.set_text(textwrap.fill(text, max(12, int(len(text) * plot / drawn * 0.9))))
+    return fig
+
+
+def report_figure(width: float, height: float) -> Figure:
+    """A new figure for the report, `width` x `height` inches, laid out by matplotlib's constrained layout."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
 def figure_html(fig: Figure, alt: str) -> str:
-    """A matplotlib figure as an embedded PNG <img> (base64 data URI)."""
+    """A matplotlib figure, tidied (`tidy_figure`), as an embedded PNG <img> (base64 data URI)."""
+    tidy_figure(fig)
     FigureCanvasAgg(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
@@ -134,6 +159,13 @@ def _default_params(game: str, players: int) -> dict[str, Any] | None:
         return None
 
 
+def _default_engine(game: str) -> str | None:
+    try:
+        return game_spec(game).default_engine
+    except CavekitError:
+        return None
+
+
 def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | None, str]:
     """The `cavekit match` command that repeats (or resumes) the run, if the CLI can express its parameters,
     and the equivalent `run_match` Python call, which always can."""
@@ -146,6 +178,12 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
     duplicate = bool(manifest.get("duplicate", False))
     if duplicate:
         words.append("--duplicate")
+    engine = manifest.get("engine")
+    if engine is not None and engine != _default_engine(game):
+        words += ["--engine", engine]
+        changed_engine = f", engine={engine!r}"
+    else:
+        changed_engine = ""
     cli: str | None = None
     if all(_is_cli_value(v) for v in changed.values()):
         for key, value in changed.items():
@@ -156,7 +194,7 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
     keyword = "".join(f", {k}={v!r}" for k, v in changed.items())
     python = (f"from cavekit.analysis.batch import run_match; run_match({game!r}, {manifest['agents']!r}, "
               f"{manifest['games']}, {manifest['seed']}, out={str(folder)!r}, chunk_size={manifest['chunk_size']}, "
-              f"players={players}{', duplicate=True' if duplicate else ''}{keyword})")
+              f"players={players}{', duplicate=True' if duplicate else ''}{changed_engine}{keyword})")
     return cli, python
 
 
@@ -259,7 +297,7 @@ def scores_section(data: ReportData) -> Section:
     rows = balance.seat_rows(data.games)
     bins = score_bins(rows["score"].to_numpy(dtype=float))
     by_seat = data.seats > 1
-    fig = Figure(figsize=(11 if by_seat else 6.5, 3.8))
+    fig = report_figure(11 if by_seat else 6.5, 3.8)
     groups = [("agent", "per agent")] + ([("player", "per seat")] if by_seat else [])
     for k, (key, label) in enumerate(groups):
         ax = fig.add_subplot(1, len(groups), k + 1)
@@ -284,7 +322,7 @@ def scores_section(data: ReportData) -> Section:
 
 def length_section(data: ReportData) -> Section:
     """Game length: decisions per game histogram and the length table."""
-    fig = Figure(figsize=(6.5, 3.5))
+    fig = report_figure(6.5, 3.5)
     ax = fig.add_subplot(1, 1, 1)
     decisions = data.games["decisions"].to_numpy()
     width = max(1, math.ceil((decisions.max() - decisions.min() + 1) / 40))
@@ -377,6 +415,12 @@ def build_report(folder: str | Path, replay_url: str | None = None) -> str:
                     "finished. Every number covers the finished games only; the command in the Run section "
                     "resumes the run.</p>")
     sections = report_sections(data) + ([replays_section(data, replay_url)] if replay_url else [])
+    return html_document(title, body, sections)
+
+
+def html_document(title: str, intro: list[str], sections: list[Section]) -> str:
+    """A self-contained HTML document: the title, `intro` (HTML), then each section with its caption."""
+    body = list(intro)
     for section in sections:
         body.append(f"<section><h2>{html.escape(section.title)}</h2>"
                     f'<p class="caption">{html.escape(section.caption)}</p>{"".join(section.parts)}</section>')
@@ -386,10 +430,16 @@ def build_report(folder: str | Path, replay_url: str | None = None) -> str:
 
 
 def write_report(folder: str | Path, out: str | Path | None = None, replay_url: str | None = None) -> Path:
-    """Write the report of `folder` to `out` (default: FOLDER/report.html) and return the path written."""
+    """Write the report of the results folder `folder` to `out` (default: FOLDER/report.html); the path written.
+    `replay_url` links every game to its replay in a `cavekit serve` at that address. (A tournament folder's
+    report: `tournament_report.write_tournament_report`.)"""
     folder = Path(folder)
-    path = Path(out) if out is not None else folder / "report.html"
-    document = build_report(folder, replay_url=replay_url)
+    return write_html(build_report(folder, replay_url=replay_url),
+                      Path(out) if out is not None else folder / "report.html")
+
+
+def write_html(document: str, path: Path) -> Path:
+    """Write an HTML report to `path`; a one-line CavekitError if it cannot be written."""
     try:
         path.write_text(document, encoding="utf-8")
     except OSError as e:

@@ -29,13 +29,13 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ..core.api import ConfigError
 from ..core.registry import load_game
 from ..search.agent import make_agent, resolve_preset
 from .batch import run_match
 from .paired import paired_differences
+from .progress import progress_bar
 from .ratings import DEFAULT_ANCHOR_RATING, MIN_ENCOUNTERS_FOR_INTERVAL, pairwise_outcomes, rate
 from .stats import seat_count, wilson_interval
 
@@ -122,12 +122,14 @@ def run_tournament(game_name: str, agents: Sequence[str], games: int, seed: int,
     tables = pairings(specs, players, challenger)
 
     parts = []
-    bar = tqdm(tables, disable=not progress, unit="pairing", desc=f"{game_name} tournament")
-    for number, table in enumerate(bar):
+    # One bar for the whole tournament, moved per game by every pairing's match: nested bars would need
+    # cursor movements, escape sequences that garble a log of stderr.
+    bar = progress_bar(len(tables) * int(games), f"{game_name} tournament", "game", progress)
+    for number, table in enumerate(tables):
         table_seed = pairing_seed(int(seed), table)
         bar.set_postfix_str(" vs ".join(table))
-        result = run_match(game_name, list(table), int(games), table_seed, progress=progress, jobs=jobs,
-                           duplicate=duplicate, **game_params)
+        result = run_match(game_name, list(table), int(games), table_seed, progress=False, jobs=jobs,
+                           duplicate=duplicate, bar=bar if progress else None, **game_params)
         result.insert(0, "pairing", number)
         result.insert(1, "pairing_agents", " vs ".join(table))
         result.insert(2, "pairing_seed", table_seed)
@@ -228,7 +230,7 @@ def first_seat_advantage(games: pd.DataFrame) -> pd.DataFrame:
 
 
 TOURNAMENT_FILES = ("games.parquet", "standings.parquet", "standings.csv", "crosstable.csv", "head_to_head.csv",
-                    "paired.csv", "tournament.json")
+                    "paired.csv", "tournament.json", "report.html")     # report.html: `cavekit report DIR`
 
 
 def check_tournament_folder(out: Path) -> None:
@@ -252,6 +254,7 @@ def write_tournament(result: Tournament, out: Path, command: str) -> list[Path]:
     except OSError as e:
         raise ConfigError(f"--out {out} cannot be created ({e.strerror})") from None
     (out / "paired.csv").unlink(missing_ok=True)        # an earlier duplicate tournament's
+    (out / "report.html").unlink(missing_ok=True)       # the report of the tournament being replaced
     written = [out / "games.parquet", out / "standings.parquet", out / "standings.csv", out / "crosstable.csv",
                out / "head_to_head.csv", out / "tournament.json"]
     if len(result.paired):

@@ -99,10 +99,27 @@ class GreedyAgent:
             values = self.action_values(state)
             self._analysed = (history, values, self._states_visited())
         _, values, visited = self._analysed
-        limit = f"{self.search.max_nodes:,}" if self.search.max_nodes else "unlimited"
-        self.analysis_budget = f"greedy turn search, {visited:,} of at most {limit} states"
+        self.analysis_budget = self._budget_text(visited)
         ranked = sorted(values, key=lambda a: (-values[a], a))
         return [{"action": int(a), "text": state.action_to_string(a), "value": float(values[a])} for a in ranked]
+
+    def _budget_text(self, visited: int) -> str:
+        """What the last search visited, beside the limit it applies and what that limit counts.
+
+        The two searches limit different things, and neither limits the total: the compiled one caps each of
+        its enumerations (one per first action, and one per continuation after a chance outcome inside the
+        turn), the Python one caps the states expanded per decision and finishes the rest with `end turn`.
+        """
+        if self.search.max_nodes == 0:
+            return f"greedy turn search, {visited:,} states, no limit"
+        limit = f"{self.search.max_nodes:,}"
+        if self.compiled_search is not None:
+            return (f"greedy turn search, {visited:,} positions over all its enumerations (each one, per first "
+                    f"action or chance outcome, stops expanding at {limit})")
+        fallbacks = (f"; {self.search.fallbacks:,} finished early with end turn when their share ran out"
+                     if self.search.fallbacks else "")
+        return (f"greedy turn search, {visited:,} states expanded or evaluated (a budget of {limit} per decision, "
+                f"shared among the moves{fallbacks})")
 
     def step(self, state: State) -> int:
         if state.current_player() == CHANCE:

@@ -360,3 +360,68 @@ def test_text_form_round_trips():
         parse_board(". . . | . . .")
     with pytest.raises(ValueError, match="2 adjacent cells"):
         parse_board(". . . | . . .\nLa . . | . . .\n. . . | C . .\nLa . . | E . .")
+
+
+# -- the board a person reads: row and column labels that match the move notation -------------------------
+
+def labelled_cells(text: str) -> dict[tuple[int, int], str]:
+    """{(row, col): token} read off `render_labelled`'s text by its own labels (the overhang lines aside)."""
+    lines = [line for line in text.splitlines() if not line.startswith("@")]
+    columns = [int(c) for c in lines[0].split()]
+    cells = {}
+    for line in lines[1:]:
+        row, *tokens = line.replace(" | ", " ").split()
+        cells.update({(int(row), col): token for col, token in zip(columns, tokens)})
+    return cells
+
+
+def test_the_labelled_board_names_each_space_by_its_row_and_column():
+    from cavekit.core.caverna.board import render_labelled
+    b = parse_board(". M* F:g2 | T C:stone_supplier .\n. . . | . . .\n. . . | C . .\n. . . | E . .")
+    text = render_labelled(b)
+    assert text.splitlines()[0].split() == ["0", "1", "2", "3", "4", "5"]
+    assert [line.split()[0] for line in text.splitlines()[1:]] == ["0", "1", "2", "3"]
+    plain = [row.replace(" | ", " ").split() for row in hb.render(b).splitlines()]
+    assert labelled_cells(text) == {(r, c): plain[r][c] for r in range(4) for c in range(6)}
+    # Columns stay aligned under their numbers however wide a token is.
+    header, first = text.splitlines()[:2]
+    assert first.index("C:stone_supplier") == header.index("4") and first.index("F:g2") == header.index("2")
+
+
+def test_a_placement_shows_up_where_its_notation_says():
+    import re
+    import numpy as np
+    from cavekit.core import load_game
+    from cavekit.core.api import CHANCE, sample_chance_outcome
+    game = load_game("caverna", players=1)
+    state = game.new_initial_state(seed=1)
+    rng = np.random.default_rng(5)
+    checked = 0
+    while not state.is_terminal() and checked < 6:
+        if state.current_player() == CHANCE:
+            state.apply_action(sample_chance_outcome(state.chance_outcomes(), rng.random()))
+            continue
+        legal = state.legal_actions()
+        placed = [a for a in legal if re.fullmatch(r"(tile|furnish|sow) .* at .*", state.action_to_string(a))]
+        action = placed[rng.integers(len(placed))] if placed and rng.random() < 0.7 else legal[rng.integers(len(legal))]
+        text = state.action_to_string(action)
+        state.apply_action(action)
+        if action not in placed:
+            continue
+        shown = str(state).split("board (a space is row,col", 1)[1].split("\n", 1)[1]
+        board = "\n".join(line[4:] for line in shown.splitlines() if line.startswith("    "))
+        cells = labelled_cells(board)
+        # Every on-board position the notation names now holds what was put there.
+        for kind, row, col in re.findall(r"(?:(\w+) )?(-?\d),(-?\d)", text.split(" at ", 1)[1]):
+            row, col = int(row), int(col)
+            if not (0 <= row < 4 and 0 <= col < 6):
+                continue
+            token = cells[(row, col)]
+            if text.startswith("sow"):
+                assert re.search(r":[gv]\d", token), (text, token)
+            elif text.startswith("furnish"):
+                assert ":" + text.split()[1] in token or token == "E", (text, token)
+            else:
+                assert token[0] == hb._TERRAIN_CODE[kind], (text, token)
+        checked += 1
+    assert checked >= 3

@@ -109,3 +109,49 @@ def test_cavekit_agents_without_a_game_says_which_game_each_agent_is_for():
     out = cavekit_command("agents").stdout
     assert "pairs_heuristic  [pairs only]" in out and "cvc_mcts  [cvc only]" in out
     assert "\ngreedy\n" in out          # plays every game
+
+
+@pytest.mark.parametrize("command", [["match", "cvc", "--agents", "random", "random", "--games", "1"],
+                                     ["tournament", "cvc", "--agents", "random", "greedy", "--games", "1"],
+                                     ["play", "cvc", "--ai", "random"]])
+def test_an_unknown_engine_is_one_line_naming_the_games_engines(command):
+    done = cavekit_command(*command, "--engine", "fast")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "cavekit: error: --engine fast: cvc has no such engine; its engines: compiled (default), " \
+                          "reference\n"
+
+
+def test_a_game_with_one_engine_names_only_that_one():
+    done = cavekit_command("match", "caverna", "--agents", "random", "random", "--games", "1", "--engine", "compiled")
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("cavekit: error: --engine compiled: caverna has no such engine; its engines: "
+                                   "reference (default)")
+
+
+@pytest.mark.parametrize("game", ["cvc", "pairs", "cavum"])
+def test_a_match_on_either_engine_plays_the_same_games_and_records_its_engine(tmp_path, game):
+    import json
+    from cavekit.analysis.results import load_games
+    folders = {}
+    for engine in ("reference", "compiled"):
+        folders[engine] = tmp_path / engine
+        done = cavekit_command("match", game, "--agents", "random", "random", "--games", "3", "--seed", "4",
+                               "--engine", engine, "--out", str(folders[engine]), "--quiet")
+        assert done.returncode == 0, done.stderr
+        assert json.loads((folders[engine] / "manifest.json").read_text())["engine"] == engine
+    reference, compiled = (load_games(folders[e]) for e in ("reference", "compiled"))
+    assert reference["history"].map(list).tolist() == compiled["history"].map(list).tolist()
+    report = cavekit_command("report", str(folders["reference"]))
+    assert report.returncode == 0
+    assert "--engine reference" in (folders["reference"] / "report.html").read_text()   # the command to repeat it
+
+
+def test_play_and_tournament_take_an_engine(tmp_path):
+    played = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "cvc", "--ai", "random", "--seed",
+                             "3", "--engine", "reference"], input="1\nquit\n", capture_output=True, text=True,
+                            timeout=120, cwd=tmp_path)
+    assert played.returncode == 0 and "  you: " in played.stdout
+    done = cavekit_command("tournament", "pairs", "--agents", "random", "pairs_heuristic", "--games", "2",
+                           "--engine", "reference", "--quiet", "--n-boot", "0", "--out", str(tmp_path / "t"))
+    assert done.returncode == 0, done.stderr
+    assert "--engine reference" in (tmp_path / "t" / "tournament.json").read_text()

@@ -264,6 +264,20 @@ def test_the_command_plays_a_whole_game_from_stdin(tmp_path):
     assert load_game("cvc").deserialize_state((tmp_path / "1").read_text()).is_terminal()
 
 
+@pytest.mark.parametrize("game", ["cvc", "pairs", "cavum", "caverna"])
+def test_piped_output_holds_no_escape_sequences_even_when_the_keys_sent_them(tmp_path, game):
+    command = shutil.which("cavekit")
+    argv = [command] if command else [sys.executable, "-m", "cavekit.analysis.cli"]
+    # Arrow keys, a colour code and a backspace typed into a session whose input is not line-edited.
+    keys = "\x1b[A\n\x1b[B1\n\x1b[1;31mmoves\x1b[0m\n\x1bOD\x7fhint 2\nboard\n1\nquit\n"
+    done = subprocess.run(argv + ["play", game, "--ai", "random", "--seed", "3"], input=keys,
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\x1b" not in done.stderr and "[A" not in done.stdout
+    assert "  you: " in done.stdout and "hint from " in done.stdout       # the keys around them still count
+    assert "neither a legal move nor a command" not in done.stdout
+
+
 def test_solo_and_other_games_play_through_the_same_loop():
     result, out = session(["1"] * 300, ai="random", seed=2, game=load_game("cvc", players=1))
     assert result.finished and f"Final score: {result.state.scores()[0]} points." in out
@@ -366,3 +380,55 @@ def test_a_command_typed_at_the_save_offer_skips_saving(tmp_path, answer):
     assert result.finished and result.state.history() == played.state.history()
     assert out.rstrip().endswith("not saved")
     assert not (tmp_path / answer).exists()
+
+
+@pytest.mark.parametrize("ai, pattern", [
+    # Compiled: the limit caps each enumeration (one per first action), so the total may pass it.
+    ("greedy:max_nodes=50", r"greedy turn search, ([\d,]+) positions over all its enumerations \(each one, per "
+                            r"first action or chance outcome, stops expanding at 50\)"),
+    # Python: one budget per decision, shared among the moves.
+    ("greedy:max_nodes=50,compiled=0", r"greedy turn search, ([\d,]+) states expanded or evaluated \(a budget of "
+                                       r"50 per decision, shared among the moves; [\d,]+ finished early"),
+])
+def test_the_hint_says_what_the_greedy_search_limit_counts(tmp_path, ai, pattern):
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "cvc", "--ai", ai, "--seed", "3"],
+                          input="hint\nquit\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "of at most" not in done.stdout
+    match = re.search("hint from " + pattern, done.stdout)
+    assert match, done.stdout
+    if "compiled=0" not in ai:
+        assert int(match.group(1).replace(",", "")) > 50     # the count a per-enumeration limit does not bound
+
+
+def cavum_hint(ai: str, tmp_path) -> str:
+    """The output of asking for every option's hint at Cavum's first decision (an opening bid)."""
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "cavum", "--ai", ai, "--seed", "3"],
+                          input="hint 30\nquit\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "bid 0" in done.stdout                   # the first decision is a bid
+    return done.stdout.split("> hint 30", 1)[1].split("your move", 1)[0]
+
+
+def test_a_cavum_bid_hint_from_a_search_that_cannot_tell_bids_apart_says_so(tmp_path):
+    hint = cavum_hint("greedy", tmp_path)
+    # A bid changes nothing the evaluation sees until the auction closes: no column of equal values.
+    assert "+0.00" not in hint.split("(its evaluation", 1)[1] and not re.search(r"^\s+\d+\s+bid \d+", hint, re.M)
+    assert "it cannot tell your 21 options apart here" in hint and "--ai mcts:iterations=2000" in hint
+
+
+def test_a_cavum_bid_hint_from_a_deeper_search_ranks_the_bids(tmp_path):
+    hint = cavum_hint("mcts:iterations=600", tmp_path)
+    values = re.findall(r"^\s+\d+\s+bid \d+\s+([+-]\d\.\d\d)", hint, re.M)
+    assert len(values) == 21 and len(set(values)) > 3
+
+
+def test_the_caverna_board_in_play_is_labelled_by_row_and_column(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "play", "caverna", "--ai", "random",
+                           "--seed", "3"], input="quit\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    board = done.stdout.split("board (a space is row,col: rows down the left, columns along the top):\n", 1)[1]
+    header, *rows = board.splitlines()[:5]
+    assert header.split() == ["0", "1", "2", "3", "4", "5"]
+    assert [row.split()[0] for row in rows] == ["0", "1", "2", "3"]
+    assert rows[3].split()[5] == "E"           # the entry-level dwelling, at 3,3 in the notation

@@ -6,12 +6,19 @@ import io
 import re
 
 import numpy as np
+import pytest
 
 from cavekit.analysis.play import PlaySession, play
 from cavekit.core import load_game
 from cavekit.core.spec import resolve
 
 from test_greedy_expectimax import random_decisions
+
+
+@pytest.fixture(autouse=True)
+def in_a_scratch_folder(tmp_path, monkeypatch):
+    """A session that reaches the end takes the next input line ("1") as a file to save to: keep it here."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_a_seat_view_is_the_same_for_every_deal_that_seat_cannot_tell_apart():

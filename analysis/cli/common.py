@@ -1,4 +1,4 @@
-"""What the `cavekit` subcommands share: rule options given as `--param NAME=VALUE`."""
+"""What the `cavekit` subcommands share: rule options given as `--param NAME=VALUE`, and `--engine`."""
 from __future__ import annotations
 
 import argparse
@@ -58,3 +58,21 @@ def add_param_option(parser: argparse.ArgumentParser) -> None:
     """The repeatable `--param NAME=VALUE` option."""
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option of the game, e.g. --param undermining_ignores=one_wall")
+
+
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    """The `--engine NAME` option (checked against the named game's engines by `engine_param`)."""
+    parser.add_argument("--engine", metavar="NAME",
+                        help="the rules engine, for a game that has several (cavekit games GAME lists them; "
+                             "default: the game's first, e.g. compiled for cvc); results do not depend on it")
+
+
+def engine_param(engine: str | None, game_name: str) -> dict[str, object]:
+    """`{"engine": engine}` for `load_game` if one was named, checked against the game's engines; else empty."""
+    if engine is None:
+        return {}
+    spec = game_spec(game_name)
+    if engine not in spec.engines:
+        listed = ", ".join(f"{e} (default)" if e == spec.default_engine else e for e in spec.engines)
+        raise CavekitError(f"--engine {engine}: {game_name} has no such engine; its engines: {listed}")
+    return {"engine": engine}

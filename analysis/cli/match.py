@@ -11,12 +11,12 @@ from ...core.api import CavekitError
 from ...core.registry import game_names
 from ..batch import BACKENDS, run_match, summarize
 from ..results import read_manifest
-from .common import Subcommands, add_param_option, game_params
+from .common import Subcommands, add_engine_option, add_param_option, engine_param, game_params
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the batch, print its summary tables and say where the results went."""
-    params = game_params(args.param, args.game)
+    params = {**game_params(args.param, args.game), **engine_param(args.engine, args.game)}
     players = args.players if args.players is not None else len(args.agents)
     try:
         results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
@@ -87,6 +87,7 @@ def add_parser(sub: Subcommands) -> None:
                        help="worker processes (default 1); for dask/ray without --address, the size of the "
                             "local cluster; results do not depend on it")
     add_param_option(match)
+    add_engine_option(match)
     match.add_argument("--out", metavar="DIR",
                        help="results folder to write (or to resume: same command, same folder)")
     match.add_argument("--repair", action="store_true",

@@ -4,13 +4,13 @@ from __future__ import annotations
 import argparse
 
 from ...core.registry import game_names, load_game
-from .common import Subcommands, add_param_option, game_params
+from .common import Subcommands, add_engine_option, add_param_option, engine_param, game_params
 
 
 def run(args: argparse.Namespace) -> int:
     """Play a game against an AI in the terminal (input from stdin)."""
     from ..play import load_record, play
-    params = game_params(args.param, args.game)
+    params = {**game_params(args.param, args.game), **engine_param(args.engine, args.game)}
     if args.players is not None:
         params["players"] = args.players
     game = load_game(args.game, **params)
@@ -42,5 +42,6 @@ def add_parser(sub: Subcommands) -> None:
     play.add_argument("--seed", type=int, help="seed of chance and the AI (default: a fresh one, printed)")
     play.add_argument("--players", type=int, help="players (default: the game's default; cvc: 2, or 1 for solo)")
     add_param_option(play)
+    add_engine_option(play)
     play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (by save FILE)")
     play.set_defaults(run=run)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from ...core.registry import game_names
 from ..tournament import check_tournament_folder, format_tournament, run_tournament, write_tournament
-from .common import Subcommands, add_param_option, game_params
+from .common import Subcommands, add_engine_option, add_param_option, engine_param, game_params
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the tournament, print its tables and optionally write them to --out."""
-    params = game_params(args.param, args.game)
+    params = {**game_params(args.param, args.game), **engine_param(args.engine, args.game)}
     if args.players is not None:
         params["players"] = args.players
     if args.out:
@@ -32,7 +32,8 @@ def command_line(args: argparse.Namespace) -> str:
     words = ["cavekit", "tournament", args.game, "--agents", *args.agents, "--games", str(args.games),
              "--seed", str(args.seed), "--jobs", str(args.jobs), "--n-boot", str(args.n_boot),
              "--prior-draws", str(args.prior_draws)]
-    for flag, value in (("--gauntlet", args.gauntlet), ("--anchor", args.anchor), ("--players", args.players)):
+    for flag, value in (("--gauntlet", args.gauntlet), ("--anchor", args.anchor), ("--players", args.players),
+                        ("--engine", args.engine)):
         if value is not None:
             words += [flag, str(value)]
     if args.duplicate:
@@ -74,6 +75,7 @@ def add_parser(sub: Subcommands) -> None:
                             help="each pairing plays every deal with every seat rotation; adds differences "
                                  "paired over deals (--games must be a multiple of the players)")
     add_param_option(tournament)
+    add_engine_option(tournament)
     tournament.add_argument("--n-boot", type=int, default=1000,
                             help="bootstrap resamples for the rating intervals (default 1000; 0 for none)")
     tournament.add_argument("--prior-draws", type=float, default=1.0,

@@ -42,7 +42,8 @@ def run_openings(args: argparse.Namespace) -> int:
         print(f"openings of {len(games)} games in {args.results} (A moves first; first {args.depth} tiles taken)")
         print(format_tree(tree, stats=("games",)))
     else:
-        tree = search_openings(args.agent, depth=args.depth, branching=args.branching, seed=args.seed)
+        tree = search_openings(args.agent, depth=args.depth, branching=args.branching, seed=args.seed,
+                               progress=not args.quiet)
         print(f"deep search with {args.agent}: the {args.branching} most visited turns per node, {args.depth} turns "
               "deep (value: the searcher's mean return for the player to move)")
         print(format_tree(tree, label="segment", stats=("visits", "value")))
@@ -107,4 +108,5 @@ def add_commands(sub: Any) -> None:
     openings.add_argument("--min-games", type=int, default=1, help="smallest prefix shown (results; default 1)")
     openings.add_argument("--seed", type=int, default=0, help="seed of the search and sampled chance (default 0)")
     openings.add_argument("--out", metavar="FILE.csv", help="also write the tree as CSV")
+    openings.add_argument("--quiet", action="store_true", help="no progress bar (search)")
     openings.set_defaults(run=run_openings)

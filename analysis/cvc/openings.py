@@ -23,6 +23,7 @@ from ...core.api import CHANCE
 from ...core.deal import new_deal
 from ...search import make_agent
 from ..balance import outcome_columns, seat_rows
+from ..progress import progress_bar
 
 SEPARATOR = " > "
 
@@ -85,7 +86,7 @@ def opening_tree(decisions: pd.DataFrame, games: pd.DataFrame, depth: int = 4, m
 
 
 def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 3, branching: int = 3,
-                    seed: int = 0, distinct_tiles: bool = True) -> pd.DataFrame:
+                    seed: int = 0, distinct_tiles: bool = True, progress: bool = False) -> pd.DataFrame:
     """A tree of the best first turns by deep search (see the module docstring), depth first.
 
     With `distinct_tiles`, the `branching` turns kept at a node take different action tiles (the most visited
@@ -94,7 +95,7 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
     turn's notation), tile (the action tile it takes, if
     any), visits and share (of the node's search), value (the searcher's mean value for the player to move,
     in returns units: +1 certain win, -1 certain loss), line (the segments from the start), chance (the
-    outcomes dealt on the way to this node, if any).
+    outcomes dealt on the way to this node, if any). `progress` shows a bar of the tree's nodes searched.
     """
     game = load_game("cvc")
     rng = np.random.default_rng(seed)
@@ -122,14 +123,24 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
             child.apply_action(outcome)
         return child
 
+    def nodes_below(level: int) -> int:
+        """The searched nodes of a full subtree whose root is at `level`: 1 + b + ... + b^(depth-level-1)."""
+        return sum(branching ** k for k in range(depth - level))
+
     def grow(node: Any, level: int, line: list[str], seen: list[str]) -> None:
-        if level >= depth or node.is_terminal():
+        if level >= depth:
+            return
+        if node.is_terminal():
+            bar.update(nodes_below(level))      # a subtree that will never be searched counts as done
             return
         entries = search(node)
+        bar.update(1)
         total = sum(e.get("visits", 0) for e in entries) or 1
         mover = node.current_player()
         player = "A" if mover == first else "B"
-        for entry in _keep(entries, branching, distinct_tiles):
+        kept = _keep(entries, branching, distinct_tiles)
+        bar.update((branching - len(kept)) * nodes_below(level + 1))    # fewer turns to keep than asked
+        for entry in kept:
             child_seen = list(seen)
             child = play(node, entry["actions"], child_seen)
             texts = [entry["text"]]
@@ -148,7 +159,9 @@ def search_openings(agent: str = "cvc_turn_mcts:iterations=20000", depth: int = 
                          "chance": "; ".join(child_seen)})
             grow(child, level + 1, line + [move], child_seen)
 
-    grow(state, 0, [], chance)
+    # The bar counts the nodes of the full tree, so its ETA holds from the first search on.
+    with progress_bar(nodes_below(0), "opening search", "node", progress) as bar:
+        grow(state, 0, [], chance)
     return pd.DataFrame(rows, columns=["depth", "player", "segment", "tile", "visits", "share", "value", "line",
                                        "chance"])
 

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from .. import balance
 from ..plots import interval_barh
-from ..report import (ReportData, Section, combine_interval, figure_html, percent, number, score_bins,
-                      table_html)
+from ..report import (ReportData, Section, combine_interval, figure_html, percent, number, report_figure,
+                      score_bins, table_html)
 from ...core.cvc.rules import CAVE_ENTRANCE, rules
 from . import balance as cvc_balance
 
@@ -18,7 +17,7 @@ def tiles_section(data: ReportData) -> Section:
     solo = data.seats == 1
     tiles = [t.name for t in rules().tiles if t.in_solo or not solo]
     table = cvc_balance.tile_table(data.decisions, data.games, tiles)
-    fig = Figure(figsize=(7, 4.5))
+    fig = report_figure(7, 4.5)
     ax = fig.add_subplot(1, 1, 1)
     if solo:
         interval_barh(ax, tiles, table["mean_score"].to_numpy(float), table["mean_low"].to_numpy(float),
@@ -42,7 +41,7 @@ def tiles_section(data: ReportData) -> Section:
     formats = {"share of games taken": percent, "takes per game": lambda x: number(x, 2)}
 
     picks = cvc_balance.first_pick_share(data.decisions, tiles)
-    heat = Figure(figsize=(7, 4.5))
+    heat = report_figure(7, 4.5)
     ax = heat.add_subplot(1, 1, 1)
     image = ax.imshow(100 * picks.to_numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=100)
     ax.set_xticks(range(picks.shape[1]))
@@ -77,7 +76,7 @@ def rooms_section(data: ReportData) -> Section:
     table = cvc_balance.room_table(data.decisions, data.games, rooms)
     solo = data.seats == 1
     order = table.sort_values("per_game", ascending=False)
-    fig = Figure(figsize=(11 if not solo else 6.5, 6.5))
+    fig = report_figure(11 if not solo else 6.5, 6.5)
     ax = fig.add_subplot(1, 1 if solo else 2, 1)
     labels = list(order.index)
     y = np.arange(len(labels))
@@ -118,7 +117,7 @@ def solo_section(data: ReportData) -> Section:
     table = balance.target_shares(data.games, goal, remarkable)
     table = combine_interval(table, "share [95% Wilson]", "share", "ci95_low", "ci95_high", "rate")
     scores = balance.seat_rows(data.games)["score"].to_numpy(dtype=float)
-    fig = Figure(figsize=(6.5, 3.8))
+    fig = report_figure(6.5, 3.8)
     ax = fig.add_subplot(1, 1, 1)
     ax.hist(scores, bins=score_bins(np.append(scores, [goal, remarkable])), color="#4c72b0")
     ax.axvline(goal - 0.5, color="#dd8452", linestyle="--", label=f"goal: {goal} points")

@@ -30,12 +30,12 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from ...core.api import ConfigError
 from ...core.cvc.rules import NUM_ROOMS, room_id_of, rules
 from ..balance import seat_rows
 from ..batch import run_match
+from ..progress import progress_bar
 from ..results import ResultsError, load_games, load_results
 from ..stats import Z95, mean_interval
 
@@ -184,11 +184,11 @@ def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Seq
     _write_or_check_experiment(out, spec)
     runs: list[tuple[Path, dict[str, list[str]]]] = [(out / BASELINE, {})]
     runs += [(ban_folder(out, room, seat), {f"banned_rooms_p{seat}": [room]}) for room in rooms for seat in (0, 1)]
-    with tqdm(total=games * len(runs), disable=not progress, unit="game", desc="room bans", smoothing=0.1) as bar:
+    with progress_bar(games * len(runs), "room bans", "game", progress) as bar:
         for folder, params in runs:
+            # One bar for the whole experiment, moved per game by every run (no bar, no notes per run).
             run_match("cvc", [agent, agent], games, seed, progress=False, jobs=jobs, out=folder,
-                      backend=backend, chunk_size=chunk_size, **params)
-            bar.update(games)
+                      backend=backend, chunk_size=chunk_size, bar=bar if progress else None, **params)
     return out
 
 

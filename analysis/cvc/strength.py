@@ -21,6 +21,7 @@ import numpy as np
 from ...core.api import CHANCE, sample_chance_outcome
 from ...core.registry import load_game
 from ..batch import agent_record, run_match
+from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval
 
 
@@ -47,8 +48,10 @@ def sample_positions(count: int, seed: int) -> list[Any]:
     return positions
 
 
-def mcts_speed(positions: list[Any], rollout: str, generic_iterations: int, compiled_iterations: int) -> dict[str, float]:
-    """Simulations per second of the generic and the compiled MCTS from the same positions, and their ratio."""
+def mcts_speed(positions: list[Any], rollout: str, generic_iterations: int, compiled_iterations: int,
+               bar: Any = None) -> dict[str, float]:
+    """Simulations per second of the generic and the compiled MCTS from the same positions, and their ratio;
+    `bar` (a progress bar) advances per position."""
     from ...search.cvc_mcts import CompiledMCTS
     from ...search.mcts import MCTSAgent
     game = load_game("cvc")
@@ -60,6 +63,8 @@ def mcts_speed(positions: list[Any], rollout: str, generic_iterations: int, comp
         _, _, done, seconds, _ = CompiledMCTS(iterations=compiled_iterations, rollout=rollout, seed=i).search(state)
         compiled_runs += done
         compiled_seconds += seconds
+        if bar is not None:
+            bar.update(1)
     generic_rate, compiled_rate = generic_runs / generic_seconds, compiled_runs / compiled_seconds
     return {"rollout": rollout, "positions": len(positions), "generic_sims_per_second": generic_rate,
             "compiled_sims_per_second": compiled_rate, "ratio": compiled_rate / generic_rate}
@@ -88,7 +93,9 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
                        "share_at_least_50": float((scores >= 50).mean()), "share_above_60": float((scores > 60).mean()),
                        "seconds_per_game": float(solo["seconds"].mean())}
     positions = sample_positions(30, seed)
-    summary["speed"] = [mcts_speed(positions, "random", 200, 5000), mcts_speed(positions, "none", 500, 50000)]
+    with progress_bar(2 * len(positions), "MCTS speed", "position", progress) as bar:
+        summary["speed"] = [mcts_speed(positions, "random", 200, 5000, bar),
+                            mcts_speed(positions, "none", 500, 50000, bar)]
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     (out / "report.md").write_text(format_report(summary), encoding="utf-8")
     return summary

@@ -527,20 +527,41 @@ def _token(board: Board, pos: Pos, labels: dict[Pos, str]) -> str:
 # `O` ore mine, `R` ruby mine, `E` entry-level dwelling; `:id` a furnishing (`:top+under` when overbuilt);
 # a trailing `*` a stable. Rows are `forest | mountain`; overhang halves follow as `@row,col TOKEN` lines.
 
-def render(board: Board) -> str:
-    """The board as text: 4 rows of 6 tokens (forest | mountain), then one `@row,col TOKEN` line per overhang."""
+def _tokens(board: Board) -> tuple[list[list[str]], list[tuple[Pos, str]]]:
+    """The board's tokens: one list per row (columns in order), and each overhang half's position and token."""
     labels: dict[Pos, str] = {}
     for i, (a, b) in enumerate(large_pastures(board)):
         labels[a] = labels[b] = "abcdefghijkl"[i]
     r = rules()
-    lines = []
-    for row in range(r.rows):
-        tokens = [_token(board, (row, col), labels) for col in range(r.cols)]
-        forest = " ".join(tokens[:len(r.forest_cols)])
-        mountain = " ".join(tokens[len(r.forest_cols):])
-        lines.append(f"{forest} | {mountain}")
-    for pos, _ in board.overhang:
-        lines.append(f"@{pos[0]},{pos[1]} {_token(board, pos, labels)}")
+    grid = [[_token(board, (row, col), labels) for col in range(r.cols)] for row in range(r.rows)]
+    return grid, [(pos, _token(board, pos, labels)) for pos, _ in board.overhang]
+
+
+def render(board: Board) -> str:
+    """The board as text: 4 rows of 6 tokens (forest | mountain), then one `@row,col TOKEN` line per overhang."""
+    grid, overhang = _tokens(board)
+    split = len(rules().forest_cols)
+    lines = [f"{' '.join(tokens[:split])} | {' '.join(tokens[split:])}" for tokens in grid]
+    lines += [f"@{pos[0]},{pos[1]} {token}" for pos, token in overhang]
+    return "\n".join(lines)
+
+
+def render_labelled(board: Board) -> str:
+    """The board for a person: `render`'s rows under column numbers and after row numbers, columns aligned, so
+    a space reads off as the `row,col` of the move notation (`... at 2,3`); overhang halves as in `render`."""
+    grid, overhang = _tokens(board)
+    r = rules()
+    split = len(r.forest_cols)
+    widths = [max(len(str(col)), *(len(tokens[col]) for tokens in grid)) for col in range(r.cols)]
+    margin = len(str(r.rows - 1))
+
+    def line(head: str, cells: list[str]) -> str:
+        padded = [cell.ljust(width) for cell, width in zip(cells, widths)]
+        return f"{head:>{margin}}  {' '.join(padded[:split])} | {' '.join(padded[split:])}".rstrip()
+
+    lines = [line("", [str(col) for col in range(r.cols)]).replace(" | ", "   ", 1)]
+    lines += [line(str(row), tokens) for row, tokens in enumerate(grid)]
+    lines += [f"@{pos[0]},{pos[1]} {token}" for pos, token in overhang]
     return "\n".join(lines)
 
 

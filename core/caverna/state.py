@@ -19,6 +19,7 @@ from ..api import CHANCE, mask_of, shared_win_returns
 from ..deal import DealError
 from ..notation import parse_action, table_text
 from ..records import RecordedState
+from . import board as hb
 from .actions import action_table, normalize_text
 from .deal import HARVEST_MARKERS, MARKER_NAMES, START_PLAYER as START_PLAYER_COMPONENT, stage_cards
 from .rules import fixed_round_card, harvest_marker_rounds, rules, shuffled_card_rounds
@@ -303,5 +304,6 @@ def render_state(state: Any) -> str:
                      f"begging {p.begging}")
         lines.append("  goods: " + (", ".join(f"{n} {g}" for g, n in p.goods.items() if n) or "none"))
         lines.append("  animals: " + (", ".join(f"{n} {a}" for a, n in p.animals.items() if n) or "none"))
-        lines.extend("  " + row for row in str(p.board).splitlines())
+        lines.append("  board (a space is row,col: rows down the left, columns along the top):")
+        lines.extend("    " + row for row in hb.render_labelled(p.board).splitlines())
     return "\n".join(lines)
