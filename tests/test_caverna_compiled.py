@@ -17,7 +17,9 @@ from cavekit.core import ConfigError, load_game
 from cavekit.core.api import CHANCE, sample_chance_outcome
 from cavekit.core.caverna import board as hb
 from cavekit.core.caverna import compiled
+from cavekit.core.caverna import conversions as cv
 from cavekit.core.caverna import furnishings as fu
+from cavekit.core.caverna import husbandry as hu
 from cavekit.core.caverna.actions import action_table
 from cavekit.core.caverna.reference import stable_ids, tile_ids
 from cavekit.core.caverna.rules import ANIMALS, GOODS, rules
@@ -141,6 +143,50 @@ def test_scoring_tables_agree_far_outside_random_play():
                                          dwarfs, tuple(int(rng.integers(1, 15)) for _ in range(int(rng.integers(0, dwarfs + 1)))),
                                          int(rng.integers(0, top + 1)))
             assert compiled.total_score(summary, config) == score(summary, config).total
+
+
+def test_husbandry_agrees_on_random_animals():
+    """can_accommodate and breeding_options (every max_types) on the boards of random games, random animals."""
+    rng = np.random.default_rng(9)
+    boards = list(dict.fromkeys(s.players[q].board for players in (2, 5) for s in random_positions(players, 1, 4000)
+                                for q in range(len(s.players))))
+    assert len(boards) > 80
+    for params in ({}, {"dog_capacity_rule": "dogs_replace_capacity"}, {"office_room_overhang_usable": False}):
+        config = load_game("caverna", players=2, engine="reference", **params).config
+        for board in boards:
+            for _ in range(6):
+                top = int(rng.choice([2, 4, 8, 16]))
+                animals = {a: int(rng.integers(0, top + 1)) for a in ANIMALS}
+                dwarfs = int(rng.integers(2, 7))
+                assert compiled.accommodates(board, animals, dwarfs, config) == hu.can_accommodate(
+                    board, animals, dwarfs, config)
+                for most in (1, 2, None):
+                    assert compiled.breeding(board, animals, dwarfs, config, most) == [
+                        tuple(t) for t in hu.breeding_options(board, animals, dwarfs, config, max_types=most)]
+
+
+CONVERSION_FURNISHINGS = ("slaughtering_cave", "cooking_cave", "beer_parlor", "blacksmithing_parlor",
+                          "spare_part_storage", "trader", "hunting_parlor")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conversions_agree_on_random_holdings(seed):
+    """food_potential, can_afford and payment_plan (the conversions chosen, in order) on random holdings,
+    costs, conversion sources and once-per-harvest limits."""
+    rng = np.random.default_rng([18, seed])
+    for _ in range(6000):
+        h = tuple(int(rng.integers(0, int(rng.choice([2, 4, 7])) + 1)) for _ in cv.KEYS)
+        sources = frozenset({"food_conversion", "ruby"} | {f for f in CONVERSION_FURNISHINGS if rng.random() < 0.4})
+        if rng.random() < 0.1:
+            sources -= {"ruby"}
+        once = frozenset(f for f in sources if f in CONVERSION_FURNISHINGS and rng.random() < 0.3)
+        cost = [0] * len(cv.KEYS)
+        for _ in range(int(rng.integers(1, 4))):
+            cost[int(rng.integers(0, len(cv.KEYS)))] += int(rng.integers(1, 6))
+        cost = tuple(cost)
+        assert compiled.potential(h, sources, once) == cv.food_potential(h, sources, once)
+        assert compiled.affords(h, cost, sources, once) == cv.can_afford(h, cost, sources, once)
+        assert compiled.plan(h, cost, sources, once) == cv.payment_plan(h, cost, sources, once), (h, cost)
 
 
 def test_formulas_are_tables_not_expressions():

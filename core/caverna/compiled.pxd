@@ -76,3 +76,14 @@ cdef int stable_count(const Board* b) noexcept nogil
 
 # scoring
 cdef int score(const Summary* s, const Config* cfg) noexcept nogil
+
+# husbandry
+cdef bint can_accommodate(const Board* b, const Config* cfg, const int16_t* animals, int dwarfs) noexcept nogil
+cdef int breeding_options(const Board* b, const Config* cfg, const int16_t* animals, int dwarfs, int max_types,
+                          int* out) noexcept nogil
+
+# conversions (holdings: NUM_HOLD ints; sources: bit 0 the food table, bit 1 rubies, bit 2 + f furnishing f)
+from libc.stdint cimport uint64_t
+cdef int food_potential(const int* h, uint64_t sources, uint64_t once) noexcept nogil
+cdef bint can_afford(const int* h, const int* cost, uint64_t sources, uint64_t once) noexcept nogil
+cdef int payment_plan(const int* h, const int* cost, uint64_t sources, uint64_t once, int* plan) noexcept nogil

@@ -16,7 +16,10 @@ tests/test_caverna_compiled.py):
 - boards (`board.py`): placement legality of every tile and stable (`check_placement`, `legal_placements`,
   `reference.tile_ids` / `stable_ids`), placing with its gains (`place_with_gains`), sowing, the field
   phase, the counts scoring and husbandry read; furnishing targets and furnishing (`furnishings.py`);
-- scoring (`scoring.score`, `summary.py`, `furnishings.vp` / `bonus_points`) under every option.
+- scoring (`scoring.score`, `summary.py`, `furnishings.vp` / `bonus_points`) under every option;
+- husbandry (`husbandry.py`): `can_accommodate`, `breeding_options` (the exact search of `_assign`);
+- conversions (`conversions.py`): `food_potential`, `can_afford`, `payment_plan` (the same conversions in
+  the same order: the score-sheet values are sums of halves, exact in C doubles as in Python floats).
 
 Not yet ported (the compiled engine cannot play a game yet, so `load_game("caverna", engine="compiled")`
 is refused with a ConfigError that says so, and the spec lists only the reference engine):
@@ -29,8 +32,6 @@ is refused with a ConfigError that says so, and the spec lists only the referenc
 - furnishing effects (`furnishings.py`): costs with the Carpenter / Stone carver / Builder (`payment_choices`,
   `fence_cost`, `forge_cost`, `stable_cost`), suppliers, triggered gains (Seam, Dog school), on-build
   gains, breeding food and stone, the Miner, feeding discounts and the Working cave, the Peaceful cave;
-- conversions (`conversions.py`): `can_afford`, `food_potential`, `payment_plan`;
-- husbandry (`husbandry.py`): `can_accommodate`, `breeding_options`;
 - feeding with begging markers, breeding, harvest events, the solo clean-up, the last turn before scoring;
 - the random playout in C, `random_games` and `core_timings` for `cavekit bench caverna`.
 """
@@ -186,7 +187,7 @@ def _sample_points(domains, rng, count):
 
 def _table_period(values):
     """(period, step) continuing a table's values past its end: value(x + period) = value(x) + step."""
-    tail = values[-128:]
+    tail = values[len(values) - 128:]
     for period in range(1, 17):
         steps = {tail[k + period] - tail[k] for k in range(len(tail) - period)}
         if len(steps) == 1:
@@ -763,6 +764,791 @@ cdef int score(const Summary* s, const Config* cfg) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
+# Husbandry (husbandry.py): whether the animals fit, and which newborns fit
+
+cdef enum:
+    NUM_FARM = 4
+    ALL_FARM = 15              # type mask of a holding that takes any farm type
+    MAX_HOLDINGS = 64
+    MAX_CLASSES = 16
+    ROOM_FIXED = 0             # animal room capacity kinds
+    ROOM_DWARFS = 1
+    ROOM_PER_EMPTY_FIELD = 2
+
+cdef int8_t PASTURE_CAP[3][4]          # [spaces][stables]: the data's pasture formula
+cdef int8_t MEADOW_STABLE_CAP, MEADOW_STABLE_TYPES, FOREST_STABLE_CAP, FOREST_STABLE_TYPES, MINE_CAP, MINE_TYPES
+cdef int8_t F_ROOM_KIND[NUM_FURN]      # -1 no animal room
+cdef int8_t F_ROOM_CAP[NUM_FURN]
+cdef int8_t F_ROOM_TYPES[NUM_FURN]     # bit t: farm type t
+
+
+def _type_mask(types):
+    mask = 0
+    for a in types:
+        mask |= 1 << FARM_ANIMALS.index(a)
+    if bin(mask).count("1") != 1 and mask != ALL_FARM:
+        raise ValueError(f"compiled caverna core: a holding takes {types}: all or one farm type only")
+    return mask
+
+
+def _load_husbandry():
+    global MEADOW_STABLE_CAP, MEADOW_STABLE_TYPES, FOREST_STABLE_CAP, FOREST_STABLE_TYPES, MINE_CAP, MINE_TYPES
+    from .husbandry import pasture_capacity
+    r = rules()
+    if tuple(FARM_ANIMALS) != tuple(ANIMALS[:NUM_FARM]):
+        raise ValueError("compiled caverna core: the farm animals must come first among the animals")
+    for spaces in (1, 2):
+        for stables in range(spaces + 1):
+            PASTURE_CAP[spaces][stables] = pasture_capacity(spaces, stables)
+    room = r.holding_rules["meadow_stable"]
+    MEADOW_STABLE_CAP, MEADOW_STABLE_TYPES = int(room.capacity), _type_mask(room.types)
+    room = r.holding_rules["forest_stable"]
+    FOREST_STABLE_CAP, FOREST_STABLE_TYPES = int(room.capacity), _type_mask(room.types)
+    room = r.holding_rules["mine"]
+    MINE_CAP, MINE_TYPES = int(room.capacity), _type_mask(room.types)
+    if MEADOW_STABLE_TYPES != ALL_FARM:
+        raise ValueError("compiled caverna core: a stable on a meadow must take any farm type")
+    for k, fid in enumerate(FURNISHING_IDS):
+        room = r.furnishing(fid).animal_room
+        F_ROOM_KIND[k] = -1
+        if room is None:
+            continue
+        F_ROOM_TYPES[k] = _type_mask(room.types)
+        if room.capacity == "dwarfs":
+            F_ROOM_KIND[k], F_ROOM_CAP[k] = ROOM_DWARFS, 0
+        elif room.capacity == "per_empty_field":
+            F_ROOM_KIND[k], F_ROOM_CAP[k] = ROOM_PER_EMPTY_FIELD, 1
+        else:
+            F_ROOM_KIND[k], F_ROOM_CAP[k] = ROOM_FIXED, int(room.capacity)
+
+
+_load_husbandry()
+
+
+ctypedef struct Holdings:
+    int fixed[NUM_FARM]                # single-type holdings' capacity per type
+    int n_flex
+    int flex_cap[MAX_HOLDINGS]         # holdings of any farm type
+    uint8_t flex_watch[MAX_HOLDINGS]   # a meadow or pasture: dogs may watch sheep there
+
+
+cdef inline void add_holding(Holdings* h, int cap, int types, bint watchable) noexcept nogil:
+    """`husbandry._problem`'s split: one-type holdings are fixed capacity, the others flexible."""
+    cdef int t
+    if types != ALL_FARM and not watchable:
+        for t in range(NUM_FARM):
+            if types == (1 << t):
+                h.fixed[t] += cap
+        return
+    if (cap > 0 or watchable) and h.n_flex < MAX_HOLDINGS:
+        h.flex_cap[h.n_flex] = cap
+        h.flex_watch[h.n_flex] = watchable
+        h.n_flex += 1
+
+
+cdef void holdings(const Board* b, const Config* cfg, int dwarfs, Holdings* h) noexcept nogil:
+    """`husbandry.holdings`, reduced as `_problem` reduces it."""
+    cdef int k, i, j, fid, stables, cap
+    memset(h, 0, sizeof(Holdings))
+    for k in range(NUM_ITER):
+        i = ITER[k]
+        if not usable(b, cfg, i):
+            continue
+        if b.sp[i].terrain == T_SMALL_PASTURE:
+            add_holding(h, PASTURE_CAP[1][b.sp[i].stable], ALL_FARM, True)
+        elif b.sp[i].terrain == T_LARGE_PASTURE and b.sp[i].partner > i:
+            stables = b.sp[i].stable + b.sp[b.sp[i].partner].stable
+            add_holding(h, PASTURE_CAP[2][stables], ALL_FARM, True)
+        elif b.sp[i].terrain == T_MEADOW:
+            add_holding(h, MEADOW_STABLE_CAP if b.sp[i].stable else 0, MEADOW_STABLE_TYPES, True)
+        elif b.sp[i].terrain == T_EMPTY and b.sp[i].stable and POS_AREA[i] == AREA_FOREST:
+            add_holding(h, FOREST_STABLE_CAP, FOREST_STABLE_TYPES, False)
+        elif b.sp[i].terrain == T_ORE_MINE or b.sp[i].terrain == T_RUBY_MINE:
+            add_holding(h, MINE_CAP, MINE_TYPES, False)
+    for k in range(NUM_ITER):
+        i = ITER[k]
+        fid = b.sp[i].furnishing
+        if not usable(b, cfg, i) or fid < 0 or F_ROOM_KIND[fid] < 0:
+            continue
+        if F_ROOM_KIND[fid] == ROOM_DWARFS:
+            add_holding(h, dwarfs, F_ROOM_TYPES[fid], False)
+        elif F_ROOM_KIND[fid] == ROOM_PER_EMPTY_FIELD:
+            for j in range(NUM_ITER):
+                if (usable(b, cfg, ITER[j]) and b.sp[ITER[j]].terrain == T_FIELD
+                        and b.sp[ITER[j]].crop_count == 0):
+                    add_holding(h, F_ROOM_CAP[fid], F_ROOM_TYPES[fid], False)
+        else:
+            add_holding(h, F_ROOM_CAP[fid], F_ROOM_TYPES[fid], False)
+
+
+cdef bint cover_walk(const int* values, int nv, int* left, const int* need, int nt, int t, int i,
+                     int total) noexcept nogil:
+    """`husbandry._covers` for need[t], each minimal cover followed by `assign_from` for the next types
+    (`left` loses the holdings chosen while they are tried)."""
+    cdef int k, j, reached, cap, rest
+    cdef bint ok
+    if i == nv:
+        return False
+    for k in range(left[i] + 1):
+        reached = total + k * values[i]
+        if reached >= need[t] and k > 0:
+            left[i] -= k
+            cap = 0
+            for j in range(nv):
+                cap += left[j] * values[j]
+            rest = 0
+            for j in range(t + 1, nt):
+                rest += need[j]
+            ok = cap >= rest and assign_from(values, nv, left, need, nt, t + 1)
+            left[i] += k
+            return ok
+        left[i] -= k
+        ok = cover_walk(values, nv, left, need, nt, t, i + 1, reached)
+        left[i] += k
+        if ok:
+            return True
+    return False
+
+
+cdef bint assign_from(const int* values, int nv, int* left, const int* need, int nt, int t) noexcept nogil:
+    """Whether the positive needs need[t..nt) can each be covered by disjoint holdings of `left`."""
+    if t == nt:
+        return True
+    return cover_walk(values, nv, left, need, nt, t, 0, 0)
+
+
+cdef bint fits(const Holdings* h, const int* counts, int dogs) noexcept nogil:
+    """`husbandry._assign(...) is not None`: `counts` farm animals (with `dogs` dogs) fit the holdings."""
+    cdef int values[MAX_CLASSES]
+    cdef int left[MAX_CLASSES]
+    cdef int watch[MAX_HOLDINGS]
+    cdef uint8_t excluded[MAX_HOLDINGS]
+    cdef int need[NUM_FARM]
+    cdef int needs[NUM_FARM]
+    cdef int order[NUM_FARM]
+    cdef int nv = 0, nw = 0, i, j, m, t, u, v, cap, total, bonus, nt, best
+    cdef bint seen
+    for i in range(h.n_flex):          # capacity classes, largest first
+        cap = h.flex_cap[i]
+        if cap <= 0:
+            continue
+        seen = False
+        for j in range(nv):
+            if values[j] == cap:
+                seen = True
+        if not seen and nv < MAX_CLASSES:
+            values[nv] = cap
+            nv += 1
+    for i in range(1, nv):
+        v = values[i]
+        j = i - 1
+        while j >= 0 and values[j] < v:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = v
+    for i in range(h.n_flex):          # watchable holdings, smallest first (stable)
+        if h.flex_watch[i]:
+            j = nw - 1
+            while j >= 0 and h.flex_cap[watch[j]] > h.flex_cap[i]:
+                watch[j + 1] = watch[j]
+                j -= 1
+            watch[j + 1] = i
+            nw += 1
+    for m in range(min(dogs, nw) + 1):
+        memset(excluded, 0, sizeof(excluded))
+        for i in range(m):
+            excluded[watch[i]] = 1
+        for j in range(nv):
+            left[j] = 0
+        for i in range(h.n_flex):
+            if excluded[i] or h.flex_cap[i] <= 0:
+                continue
+            for j in range(nv):
+                if values[j] == h.flex_cap[i]:
+                    left[j] += 1
+        bonus = dogs + m if m else 0
+        total = 0
+        for t in range(NUM_FARM):
+            needs[t] = counts[t] - h.fixed[t] - (bonus if t == 0 else 0)
+            if needs[t] < 0:
+                needs[t] = 0
+            total += needs[t]
+        cap = 0
+        for j in range(nv):
+            cap += left[j] * values[j]
+        if cap < total:
+            continue
+        nt = 0                          # types with a need, largest need first (ties: type order)
+        for u in range(NUM_FARM):
+            best = -1
+            for t in range(NUM_FARM):
+                if needs[t] > 0 and (best < 0 or needs[t] > needs[best]):
+                    best = t
+            if best < 0:
+                break
+            need[nt] = needs[best]
+            order[nt] = best
+            nt += 1
+            needs[best] = -needs[best]  # taken
+        if assign_from(values, nv, left, need, nt, 0):
+            return True
+    return False
+
+
+cdef bint can_accommodate(const Board* b, const Config* cfg, const int16_t* animals, int dwarfs) noexcept nogil:
+    """`husbandry.can_accommodate`: every animal fits at once."""
+    cdef Holdings h
+    cdef int counts[NUM_FARM]
+    cdef int t
+    holdings(b, cfg, dwarfs, &h)
+    for t in range(NUM_FARM):
+        counts[t] = animals[t]
+    return fits(&h, counts, animals[NUM_FARM])
+
+
+cdef int breeding_options(const Board* b, const Config* cfg, const int16_t* animals, int dwarfs, int max_types,
+                          int* out) noexcept nogil:
+    """`husbandry.breeding_options`: the largest sets of types (bit masks) whose newborns all fit, largest
+    sets first, then in `itertools.combinations` order; 0 sets when none fits."""
+    cdef Holdings h
+    cdef int eligible[NUM_FARM]
+    cdef int counts[NUM_FARM]
+    cdef int ne = 0, t, size, limit, n = 0, mask, k, c, j
+    cdef int idx[NUM_FARM]
+    cdef bint dominated
+    holdings(b, cfg, dwarfs, &h)
+    for t in range(NUM_FARM):
+        if animals[t] >= 2:
+            eligible[ne] = t
+            ne += 1
+    limit = ne if max_types > ne else max_types
+    for size in range(limit, 0, -1):
+        for k in range(size):            # combinations of `size` eligible types, in order
+            idx[k] = k
+        while True:
+            mask = 0
+            for k in range(size):
+                mask |= 1 << eligible[idx[k]]
+            dominated = False
+            for j in range(n):
+                if (mask & out[j]) == mask and mask != out[j]:
+                    dominated = True
+            if not dominated:
+                for t in range(NUM_FARM):
+                    counts[t] = animals[t] + ((mask >> t) & 1)
+                if fits(&h, counts, animals[NUM_FARM]):
+                    out[n] = mask
+                    n += 1
+            k = size - 1
+            while k >= 0 and idx[k] == ne - size + k:
+                k -= 1
+            if k < 0:
+                break
+            idx[k] += 1
+            for c in range(k + 1, size):
+                idx[c] = idx[c - 1] + 1
+    return n
+
+
+# ------------------------------------------------------------------------------------------------
+# Conversions (conversions.py): what a player can afford converting now, and how a cost is paid
+#
+# Holdings are vectors of NUM_HOLD ints (goods, then animals: `conversions.KEYS`). Conversion sources are
+# bits of a uint64: SRC_FOOD (the home board's food table), SRC_RUBY (the ruby exchanges), and 2 + f for
+# the furnishing f; `once` marks the sources that may be used once more only.
+
+from libc.stdint cimport uint64_t
+from libc.math cimport INFINITY
+
+cdef enum:
+    H_WOOD = 0
+    H_STONE = 1
+    H_ORE = 2
+    H_GRAIN = 3
+    H_VEGETABLE = 4
+    H_RUBY = 5
+    H_GOLD = 6
+    H_FOOD = 7
+    H_SHEEP = 8
+    H_DONKEY = 9
+    H_WILD_BOAR = 10
+    H_CATTLE = 11
+    H_DOG = 12
+    SRC_FOOD = 0
+    SRC_RUBY = 1
+    MAX_ROWS = 40
+    MAX_MACROS = 48
+    MAX_PLAN = 64
+
+cdef int NUM_ROWS
+cdef int ROW_ACTION[MAX_ROWS]
+cdef int ROW_SRC[MAX_ROWS]
+cdef int16_t ROW_PAY[MAX_ROWS][NUM_HOLD]
+cdef int16_t ROW_GET[MAX_ROWS][NUM_HOLD]
+cdef int ROW_OF_ACTION[MAX_ACTIONS]        # CONVERT action -> row, else -1
+cdef double POINTS[NUM_HOLD]
+cdef int SLAUGHTER_BONUS
+cdef int SLAUGHTERING_CAVE, COOKING_CAVE, BEER_PARLOR, BLACKSMITHING_PARLOR, SPARE_PART_STORAGE, TRADER
+cdef uint64_t MAKERS_MASK
+
+
+cdef inline uint64_t src_bit(int src) noexcept nogil:
+    return (<uint64_t>1) << src
+
+
+def _load_conversions():
+    global NUM_ROWS, SLAUGHTER_BONUS, SLAUGHTERING_CAVE, COOKING_CAVE, BEER_PARLOR, BLACKSMITHING_PARLOR
+    global SPARE_PART_STORAGE, TRADER, MAKERS_MASK
+    from . import conversions as cv
+    rows = cv._all_rows()
+    if len(rows) > MAX_ROWS:
+        raise ValueError("compiled caverna core: too many conversions; raise MAX_ROWS")
+    if cv.KEYS != GOODS + ANIMALS:
+        raise ValueError("compiled caverna core: the conversions' holdings order changed")
+    NUM_ROWS = len(rows)
+    for a in range(MAX_ACTIONS):
+        ROW_OF_ACTION[a] = -1
+    for k, row in enumerate(rows):
+        ROW_ACTION[k] = row.id
+        ROW_SRC[k] = source_index(row.source)
+        for i in range(NUM_HOLD):
+            ROW_PAY[k][i] = row.pay[i]
+            ROW_GET[k][i] = row.get[i]
+        ROW_OF_ACTION[row.id] = k
+    for i in range(NUM_HOLD):
+        POINTS[i] = cv.POINTS[i]
+    SLAUGHTER_BONUS = cv._slaughter_bonus()
+    SLAUGHTERING_CAVE, COOKING_CAVE = FURN_INDEX["slaughtering_cave"], FURN_INDEX["cooking_cave"]
+    BEER_PARLOR, BLACKSMITHING_PARLOR = FURN_INDEX["beer_parlor"], FURN_INDEX["blacksmithing_parlor"]
+    SPARE_PART_STORAGE, TRADER = FURN_INDEX["spare_part_storage"], FURN_INDEX["trader"]
+    MAKERS_MASK = 0
+    for fid in cv.MAKERS:
+        MAKERS_MASK |= src_bit(source_index(fid))
+
+
+def source_index(str source):
+    """The bit of a conversion source: food_conversion, ruby, or a furnishing id."""
+    if source == "food_conversion":
+        return SRC_FOOD
+    if source == "ruby":
+        return SRC_RUBY
+    return 2 + FURN_INDEX[source]
+
+
+_load_conversions()
+
+
+cdef inline bint has_src(uint64_t sources, int furnishing) noexcept nogil:
+    return (sources >> (2 + furnishing)) & 1
+
+
+cdef inline int gold_food(int gold) noexcept nogil:
+    """`conversions._gold_food`: the printed strip, 2/3/4 gold -> 1/2/3 food, in as few exchanges as possible."""
+    cdef int r = gold % 4 - 1
+    return 3 * (gold // 4) + (r if r > 0 else 0)
+
+
+cdef int food_potential(const int* h, uint64_t sources, uint64_t once) noexcept nogil:
+    """`conversions.food_potential`: the most food the player can hold after converting now."""
+    cdef int s = SLAUGHTER_BONUS if has_src(sources, SLAUGHTERING_CAVE) else 0
+    cdef int food = h[H_FOOD]
+    cdef int animals = (h[H_SHEEP] * (1 + s) + (h[H_DONKEY] // 2) * (3 + 2 * s) + (h[H_DONKEY] % 2) * (1 + s)
+                        + h[H_WILD_BOAR] * (2 + s) + h[H_CATTLE] * (3 + s))
+    cdef bint cook = has_src(sources, COOKING_CAVE)
+    cdef bint beer = has_src(sources, BEER_PARLOR)
+    cdef bint smith = has_src(sources, BLACKSMITHING_PARLOR)
+    cdef bint spare = has_src(sources, SPARE_PART_STORAGE)
+    cdef int big = 1 << 30
+    cdef int beer_max = 1 if has_src(once, BEER_PARLOR) else big
+    cdef int smith_max = 1 if has_src(once, BLACKSMITHING_PARLOR) else big
+    cdef int spare_max = 1 if has_src(once, SPARE_PART_STORAGE) else big
+    cdef int grain = h[H_GRAIN], veg = h[H_VEGETABLE], rubies = h[H_RUBY], gold = h[H_GOLD]
+    cdef int wood = h[H_WOOD], stone = h[H_STONE], ore = h[H_ORE]
+    cdef int ruby_food = 2 + s
+    cdef int best = 0, to_grain, to_veg, most_veg, g, v, pairs, beers, crops, left, smiths, spares, total
+    cdef int grain_top = rubies if (cook or beer) else 0, smith_top
+    for to_grain in range(grain_top + 1):
+        most_veg = 0
+        if cook:
+            most_veg = grain + to_grain - veg
+            if most_veg < 0:
+                most_veg = 0
+            if rubies - to_grain < most_veg:
+                most_veg = rubies - to_grain
+        for to_veg in range(most_veg + 1):
+            g = grain + to_grain
+            v = veg + to_veg
+            pairs = (g if g < v else v) if cook else 0
+            beers = 0
+            if beer:
+                beers = (g - pairs) // 2
+                if beers > beer_max:
+                    beers = beer_max
+            crops = 5 * pairs + 4 * beers + (g - pairs - 2 * beers) + 2 * (v - pairs)
+            left = rubies - to_grain - to_veg
+            smith_top = 0
+            if smith:
+                smith_top = min(min(left, ore), smith_max)
+            for smiths in range(smith_top + 1):
+                spares = 0
+                if spare:
+                    spares = min(min(wood, stone), min(ore - smiths, spare_max))
+                total = crops + gold_food(gold + 2 * smiths + 2 * spares) + (left - smiths) * ruby_food + smiths
+                if total > best:
+                    best = total
+    return food + animals + best
+
+
+cdef int effective_rows(uint64_t sources, int* ids, int16_t (*pay)[NUM_HOLD],
+                        int16_t (*get)[NUM_HOLD]) noexcept nogil:
+    """`conversions.rows(sources)`: the conversions these sources allow, the Slaughtering cave's bonus added."""
+    cdef int k, i, n = 0, animals
+    cdef bint slaughter = has_src(sources, SLAUGHTERING_CAVE)
+    for k in range(NUM_ROWS):
+        if not (sources >> ROW_SRC[k]) & 1:
+            continue
+        ids[n] = k
+        memcpy(pay[n], ROW_PAY[k], sizeof(ROW_PAY[k]))
+        memcpy(get[n], ROW_GET[k], sizeof(ROW_GET[k]))
+        animals = ROW_PAY[k][H_SHEEP] + ROW_PAY[k][H_DONKEY] + ROW_PAY[k][H_WILD_BOAR] + ROW_PAY[k][H_CATTLE]
+        if ROW_SRC[k] == SRC_FOOD and animals and slaughter:
+            get[n][H_FOOD] += animals * SLAUGHTER_BONUS
+        n += 1
+    return n
+
+
+cdef inline double holdings_value(const int* h) noexcept nogil:
+    """`conversions._value`: points the holdings are worth on the score sheet (grain 1/2 each)."""
+    cdef double v = 0.0
+    cdef int i, zero = 0
+    for i in range(NUM_HOLD):
+        v += POINTS[i] * h[i]
+    for i in range(H_SHEEP, H_CATTLE + 1):
+        if h[i] == 0:
+            zero += 1
+    return v - 2.0 * zero
+
+
+cdef inline bint covers(const int* h, const int* cost) noexcept nogil:
+    cdef int i
+    for i in range(NUM_HOLD):
+        if h[i] < cost[i]:
+            return False
+    return True
+
+
+cdef inline int first_short(const int* h, const int* cost) noexcept nogil:
+    """The first good (not food) the holdings lack for the cost, or -1."""
+    cdef int i
+    for i in range(NUM_HOLD):
+        if i != H_FOOD and h[i] < cost[i]:
+            return i
+    return -1
+
+
+cdef inline bint pays_keeping(const int* h, const int16_t* pay, const int* reserved) noexcept nogil:
+    """`all(a - p >= k for a, p, k in zip(h, pay, reserved) if p)`: pays without touching what is reserved."""
+    cdef int i
+    for i in range(NUM_HOLD):
+        if pay[i] and h[i] - pay[i] < reserved[i]:
+            return False
+    return True
+
+
+cdef inline void free_of(const int* h, const int* reserved, int* out) noexcept nogil:
+    """`conversions._free`: the holdings less what the cost reserves (food stays)."""
+    cdef int i
+    for i in range(NUM_HOLD):
+        out[i] = h[i] if i == H_FOOD else h[i] - reserved[i]
+
+
+cdef bint feasible(const int* h, const int* cost, uint64_t sources, uint64_t once) noexcept nogil:
+    """`conversions._feasible`."""
+    cdef int short = first_short(h, cost)
+    cdef int reserved[NUM_HOLD]
+    cdef int free[NUM_HOLD]
+    cdef int h2[NUM_HOLD]
+    cdef int ids[MAX_ROWS]
+    cdef int16_t pay[MAX_ROWS][NUM_HOLD]
+    cdef int16_t get[MAX_ROWS][NUM_HOLD]
+    cdef int n, k, i
+    cdef uint64_t s2, o2
+    if short < 0:
+        if h[H_FOOD] >= cost[H_FOOD]:
+            return True
+        memcpy(reserved, cost, sizeof(reserved))
+        reserved[H_FOOD] = 0
+        free_of(h, reserved, free)
+        return food_potential(free, sources, once) >= cost[H_FOOD]
+    n = effective_rows(sources, ids, pay, get)
+    for k in range(n):
+        if get[k][short] <= pay[k][short] or not pays_keeping(h, pay[k], cost):
+            continue
+        for i in range(NUM_HOLD):
+            h2[i] = h[i] - pay[k][i] + get[k][i]
+        s2, o2 = sources, once
+        if (once >> ROW_SRC[ids[k]]) & 1:
+            s2 &= ~src_bit(ROW_SRC[ids[k]])
+            o2 &= ~src_bit(ROW_SRC[ids[k]])
+        if feasible(h2, cost, s2, o2):
+            return True
+    return False
+
+
+cdef bint can_afford(const int* h, const int* cost, uint64_t sources, uint64_t once) noexcept nogil:
+    """`conversions.can_afford`: the player holds the cost or can get it by converting now."""
+    if covers(h, cost):
+        return True
+    if not cost[H_FOOD] and not h[H_RUBY] and not (sources & MAKERS_MASK):
+        return False
+    return feasible(h, cost, sources, once)
+
+
+
+
+ctypedef struct Macros:
+    int n
+    int len[MAX_MACROS]
+    int row[MAX_MACROS][3]                 # indices into the effective rows below
+    int nrows
+    int ids[MAX_ROWS]                      # effective row -> table row
+    int16_t pay[MAX_ROWS][NUM_HOLD]
+    int16_t get[MAX_ROWS][NUM_HOLD]
+
+
+cdef int ruby_row(const Macros* m, int good) noexcept nogil:
+    """The effective ruby exchange that gives 1 `good` (`_macros`' `ruby_to`), or -1."""
+    cdef int k, i, last = -1
+    cdef bint unit
+    for k in range(m.nrows):
+        if ROW_SRC[m.ids[k]] != SRC_RUBY:
+            continue
+        unit = True
+        for i in range(NUM_HOLD):
+            if m.get[k][i] != (1 if i == good else 0):
+                unit = False
+        if unit:
+            last = k
+    return last
+
+
+cdef int food_row(const Macros* m, int furnishing) noexcept nogil:
+    """The furnishing's first effective conversion that makes food (`_macros`' `furnishing_food`), or -1."""
+    cdef int k
+    for k in range(m.nrows):
+        if ROW_SRC[m.ids[k]] == 2 + furnishing and m.get[k][H_FOOD] > 0:
+            return k
+    return -1
+
+
+cdef inline void add_macro(Macros* m, int a, int b, int c) noexcept nogil:
+    cdef int n = m.n
+    m.row[n][0] = a
+    m.row[n][1] = b
+    m.row[n][2] = c
+    m.len[n] = 1 if b < 0 else (2 if c < 0 else 3)
+    m.n += 1
+
+
+cdef void build_macros(uint64_t sources, Macros* m) noexcept nogil:
+    """`conversions._macros`: every conversion that makes food or gold (but the plain ruby exchanges and the
+    Trader), then the short ruby chains."""
+    cdef int k, i, cooking, beer, to_grain, to_veg, to_boar, boar, src
+    cdef bint unit
+    m.n = 0
+    m.nrows = effective_rows(sources, m.ids, m.pay, m.get)
+    for k in range(m.nrows):
+        src = ROW_SRC[m.ids[k]]
+        if src != SRC_RUBY and src != 2 + TRADER and (m.get[k][H_FOOD] > m.pay[k][H_FOOD] or m.get[k][H_GOLD] > 0):
+            add_macro(m, k, -1, -1)
+    cooking = food_row(m, COOKING_CAVE)
+    beer = food_row(m, BEER_PARLOR)
+    to_grain, to_veg, to_boar = ruby_row(m, H_GRAIN), ruby_row(m, H_VEGETABLE), ruby_row(m, H_WILD_BOAR)
+    if cooking >= 0 and to_grain >= 0 and to_veg >= 0:
+        add_macro(m, to_veg, cooking, -1)
+        add_macro(m, to_grain, cooking, -1)
+        add_macro(m, to_grain, to_veg, cooking)
+    if beer >= 0 and to_grain >= 0:
+        add_macro(m, to_grain, beer, -1)
+    boar = -1
+    for k in range(m.nrows):
+        if ROW_SRC[m.ids[k]] != SRC_FOOD:
+            continue
+        unit = True
+        for i in range(NUM_HOLD):
+            if m.pay[k][i] != (1 if i == H_WILD_BOAR else 0):
+                unit = False
+        if unit:
+            boar = k
+            break
+    if has_src(sources, SLAUGHTERING_CAVE) and to_boar >= 0 and boar >= 0:
+        add_macro(m, to_boar, boar, -1)
+
+
+cdef bint run_macro(const Macros* m, int macro, int* h, const int* reserved, uint64_t* sources,
+                    uint64_t* once) noexcept nogil:
+    """`conversions._run`: carry out the macro's conversions on h (False: one cannot be paid)."""
+    cdef int j, k, i, src
+    for j in range(m.len[macro]):
+        k = m.row[macro][j]
+        src = ROW_SRC[m.ids[k]]
+        if not (sources[0] >> src) & 1:
+            return False
+        if not pays_keeping(h, m.pay[k], reserved):
+            return False
+        for i in range(NUM_HOLD):
+            h[i] += m.get[k][i] - m.pay[k][i]
+        if (once[0] >> src) & 1:
+            sources[0] &= ~src_bit(src)
+            once[0] &= ~src_bit(src)
+    return True
+
+
+cdef int best_food_step(const int* h, int need, const int* reserved, uint64_t sources, uint64_t once, int skip_to,
+                        int* h_out, uint64_t* s_out, uint64_t* o_out) noexcept nogil:
+    """`conversions._food_steps` then the cheapest (`_greedy`'s choice): the macro index, or -1. With
+    skip_to >= 0, only that macro (its holdings after, if it is a possible step)."""
+    cdef Macros m
+    cdef int k, best = -1, useful
+    cdef int h2[NUM_HOLD]
+    cdef int free[NUM_HOLD]
+    cdef uint64_t s2, o2
+    cdef double ratio, best_ratio = 0.0, base = holdings_value(h)
+    build_macros(sources, &m)
+    for k in range(m.n):
+        if skip_to >= 0 and k != skip_to:
+            continue
+        memcpy(h2, h, sizeof(h2))
+        s2, o2 = sources, once
+        if not run_macro(&m, k, h2, reserved, &s2, &o2):
+            continue
+        free_of(h2, reserved, free)
+        if food_potential(free, s2, o2) < need:
+            continue
+        useful = h2[H_FOOD] - h[H_FOOD]
+        if need - h[H_FOOD] < useful:
+            useful = need - h[H_FOOD]
+        ratio = (base - holdings_value(h2)) / useful if useful > 0 else INFINITY
+        if best < 0 or ratio < best_ratio:
+            best, best_ratio = k, ratio
+            memcpy(h_out, h2, sizeof(h2))
+            s_out[0], o_out[0] = s2, o2
+    return best
+
+
+cdef int macro_ids(uint64_t sources, int macro, int* plan, int n) noexcept nogil:
+    """Append the CONVERT action ids of a macro (of these sources) to plan[n..]; the new length."""
+    cdef Macros m
+    cdef int j
+    build_macros(sources, &m)
+    for j in range(m.len[macro]):
+        if n < MAX_PLAN:
+            plan[n] = ROW_ACTION[m.ids[m.row[macro][j]]]
+            n += 1
+    return n
+
+
+cdef int greedy_food(int* h, int need, const int* reserved, uint64_t sources, uint64_t once, int* plan,
+                     int n) noexcept nogil:
+    """`conversions._greedy`: raise food to `need` one cheapest step at a time; the plan's length, or -1
+    (h becomes the holdings after)."""
+    cdef int k
+    cdef int h2[NUM_HOLD]
+    cdef uint64_t s2, o2
+    while h[H_FOOD] < need:
+        k = best_food_step(h, need, reserved, sources, once, -1, h2, &s2, &o2)
+        if k < 0:
+            return -1
+        n = macro_ids(sources, k, plan, n)
+        memcpy(h, h2, sizeof(h2))
+        sources, once = s2, o2
+    return n
+
+
+cdef int food_plan(const int* h, const int* cost, uint64_t sources, uint64_t once, int* plan) noexcept nogil:
+    """`conversions._food_plan`: every possible first step finished greedily; the one losing the fewest points
+    wins (then the one leaving the most food, then the first step's index). The plan's length, or -1."""
+    cdef int need = cost[H_FOOD]
+    cdef int reserved[NUM_HOLD]
+    cdef int free[NUM_HOLD]
+    cdef int h2[NUM_HOLD]
+    cdef int trial[MAX_PLAN]
+    cdef int k, n, best_n = -1, best_food = 0, nmacros
+    cdef double loss, best_loss = 0.0, base = holdings_value(h)
+    cdef uint64_t s2, o2
+    cdef Macros m
+    memcpy(reserved, cost, sizeof(reserved))
+    reserved[H_FOOD] = 0
+    free_of(h, reserved, free)
+    if food_potential(free, sources, once) < need:
+        return -1
+    build_macros(sources, &m)
+    nmacros = m.n
+    for k in range(nmacros):
+        if best_food_step(h, need, reserved, sources, once, k, h2, &s2, &o2) != k:
+            continue
+        n = macro_ids(sources, k, trial, 0)
+        n = greedy_food(h2, need, reserved, s2, o2, trial, n)
+        if n < 0:
+            continue
+        loss = base - holdings_value(h2)
+        if best_n < 0 or loss < best_loss or (loss == best_loss and -h2[H_FOOD] < -best_food):
+            best_n, best_loss, best_food = n, loss, h2[H_FOOD]
+            memcpy(plan, trial, n * sizeof(int))
+    return best_n
+
+
+cdef int payment_plan(const int* h, const int* cost, uint64_t sources, uint64_t once, int* plan) noexcept nogil:
+    """`conversions.payment_plan`: the conversions (CONVERT ids, in order) after which the player holds the
+    whole cost; their number, or -1 when none gets there (0: the player holds it already)."""
+    cdef int short, n, k, j, i, rest, count = 0
+    cdef int ids[MAX_ROWS]
+    cdef int16_t pay[MAX_ROWS][NUM_HOLD]
+    cdef int16_t get[MAX_ROWS][NUM_HOLD]
+    cdef int option[MAX_ROWS]
+    cdef double loss[MAX_ROWS]
+    cdef int h2[NUM_HOLD]
+    cdef double base, v
+    cdef uint64_t s2, o2
+    if covers(h, cost):
+        return 0
+    short = first_short(h, cost)
+    if short < 0:
+        return food_plan(h, cost, sources, once, plan)
+    base = holdings_value(h)
+    n = effective_rows(sources, ids, pay, get)
+    for k in range(n):
+        if get[k][short] <= pay[k][short] or not pays_keeping(h, pay[k], cost):
+            continue
+        for i in range(NUM_HOLD):
+            h2[i] = h[i] - pay[k][i] + get[k][i]
+        v = base - holdings_value(h2)
+        j = count                       # insertion by (loss, action id): rows are in action id order
+        while j > 0 and loss[j - 1] > v:
+            option[j] = option[j - 1]
+            loss[j] = loss[j - 1]
+            j -= 1
+        option[j] = k
+        loss[j] = v
+        count += 1
+    for j in range(count):
+        k = option[j]
+        for i in range(NUM_HOLD):
+            h2[i] = h[i] - pay[k][i] + get[k][i]
+        s2, o2 = sources, once
+        if (once >> ROW_SRC[ids[k]]) & 1:
+            s2 &= ~src_bit(ROW_SRC[ids[k]])
+            o2 &= ~src_bit(ROW_SRC[ids[k]])
+        rest = payment_plan(h2, cost, s2, o2, plan + 1)
+        if rest >= 0 and rest + 1 <= MAX_PLAN:
+            plan[0] = ROW_ACTION[ids[k]]
+            return rest + 1
+    return -1
+
+
+
+
+# ------------------------------------------------------------------------------------------------
 # Conversions between the reference's records and the C structs (tests, and later the State's to_dict)
 
 cdef void board_from_reference(object board, Board* b) except *:
@@ -933,6 +1719,71 @@ def total_score(summary, config):
     cdef Config cfg = make_config(config)
     summary_from_reference(summary, &s)
     return score(&s, &cfg)
+
+
+def accommodates(board, animals, int dwarfs, config):
+    """`husbandry.can_accommodate(board, animals, dwarfs, config)`."""
+    cdef Board b
+    cdef Config cfg = make_config(config)
+    cdef int16_t counts[NUM_ANIMALS]
+    board_from_reference(board, &b)
+    for k, a in enumerate(ANIMALS):
+        counts[k] = animals.get(a, 0)
+    return can_accommodate(&b, &cfg, counts, dwarfs)
+
+
+def breeding(board, animals, int dwarfs, config, max_types=None):
+    """`husbandry.breeding_options(board, animals, dwarfs, config, max_types)`."""
+    cdef Board b
+    cdef Config cfg = make_config(config)
+    cdef int16_t counts[NUM_ANIMALS]
+    cdef int out[16]
+    board_from_reference(board, &b)
+    for k, a in enumerate(ANIMALS):
+        counts[k] = animals.get(a, 0)
+    n = breeding_options(&b, &cfg, counts, dwarfs, NUM_FARM if max_types is None else max_types, out)
+    return [tuple(a for t, a in enumerate(FARM_ANIMALS) if out[k] >> t & 1) for k in range(n)]
+
+
+def _holdings_of(h):
+    return [int(x) for x in h]
+
+
+cdef uint64_t sources_mask(sources):
+    cdef uint64_t m = 0
+    for src in sources:
+        m |= src_bit(source_index(src))
+    return m
+
+
+def potential(h, sources, once=frozenset()):
+    """`conversions.food_potential(h, sources, once)`."""
+    cdef int hh[NUM_HOLD]
+    for i in range(NUM_HOLD):
+        hh[i] = h[i]
+    return food_potential(hh, sources_mask(sources), sources_mask(once))
+
+
+def affords(h, cost, sources, once=frozenset()):
+    """`conversions.can_afford(h, cost, sources, once)`."""
+    cdef int hh[NUM_HOLD]
+    cdef int cc[NUM_HOLD]
+    for i in range(NUM_HOLD):
+        hh[i] = h[i]
+        cc[i] = cost[i]
+    return can_afford(hh, cc, sources_mask(sources), sources_mask(once))
+
+
+def plan(h, cost, sources, once=frozenset()):
+    """`conversions.payment_plan(h, cost, sources, once)`."""
+    cdef int hh[NUM_HOLD]
+    cdef int cc[NUM_HOLD]
+    cdef int out[MAX_PLAN]
+    for i in range(NUM_HOLD):
+        hh[i] = h[i]
+        cc[i] = cost[i]
+    n = payment_plan(hh, cc, sources_mask(sources), sources_mask(once), out)
+    return None if n < 0 else tuple(out[k] for k in range(n))
 
 
 def formula_kinds():
