@@ -1309,18 +1309,20 @@ ctypedef struct Macros:
     int16_t get[MAX_ROWS][NUM_HOLD]
 
 
+cdef inline bint is_unit(const int16_t* v, int good) noexcept nogil:
+    """Whether a holdings vector is exactly 1 `good`."""
+    cdef int i
+    for i in range(NUM_HOLD):
+        if v[i] != (1 if i == good else 0):
+            return False
+    return True
+
+
 cdef int ruby_row(const Macros* m, int good) noexcept nogil:
     """The effective ruby exchange that gives 1 `good` (`_macros`' `ruby_to`), or -1."""
-    cdef int k, i, last = -1
-    cdef bint unit
+    cdef int k, last = -1
     for k in range(m.nrows):
-        if ROW_SRC[m.ids[k]] != SRC_RUBY:
-            continue
-        unit = True
-        for i in range(NUM_HOLD):
-            if m.get[k][i] != (1 if i == good else 0):
-                unit = False
-        if unit:
+        if ROW_SRC[m.ids[k]] == SRC_RUBY and is_unit(m.get[k], good):
             last = k
     return last
 
@@ -1346,8 +1348,7 @@ cdef inline void add_macro(Macros* m, int a, int b, int c) noexcept nogil:
 cdef void build_macros(uint64_t sources, Macros* m) noexcept nogil:
     """`conversions._macros`: every conversion that makes food or gold (but the plain ruby exchanges and the
     Trader), then the short ruby chains."""
-    cdef int k, i, cooking, beer, to_grain, to_veg, to_boar, boar, src
-    cdef bint unit
+    cdef int k, cooking, beer, to_grain, to_veg, to_boar, boar, src
     m.n = 0
     m.nrows = effective_rows(sources, m.ids, m.pay, m.get)
     for k in range(m.nrows):
@@ -1365,13 +1366,7 @@ cdef void build_macros(uint64_t sources, Macros* m) noexcept nogil:
         add_macro(m, to_grain, beer, -1)
     boar = -1
     for k in range(m.nrows):
-        if ROW_SRC[m.ids[k]] != SRC_FOOD:
-            continue
-        unit = True
-        for i in range(NUM_HOLD):
-            if m.pay[k][i] != (1 if i == H_WILD_BOAR else 0):
-                unit = False
-        if unit:
+        if ROW_SRC[m.ids[k]] == SRC_FOOD and is_unit(m.pay[k], H_WILD_BOAR):
             boar = k
             break
     if has_src(sources, SLAUGHTERING_CAVE) and to_boar >= 0 and boar >= 0:
