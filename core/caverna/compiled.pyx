@@ -4816,23 +4816,42 @@ cdef class CoreState(CompiledStateBase):
 
 
 class CompiledState(CoreState, StateMixin):
-    """A Caverna state computed by the compiled core, with the shared notation, records and rendering."""
+    """A Caverna state computed by the compiled core, with the shared notation, records and rendering.
+
+    The Python-side readers (records, observation tensor, rendering, and the fields and helpers of the
+    reference the agents' evaluator reads: `players`, `queue`, `turn`, `feeding_need`, ...) share one
+    ReferenceState view of the position, made when first asked for and dropped by the next action. The view
+    is for reading: changing it does not change this state.
+    """
+
+    def _view(self):
+        view = self.__dict__.get("_reference_view")
+        if view is None:
+            view = self.__dict__["_reference_view"] = self.to_reference()
+        return view
+
+    def apply_action(self, action):
+        self.__dict__.pop("_reference_view", None)
+        CoreState.apply_action(self, action)
+
+    def to_dict(self):
+        return self._view().to_dict()
 
     def observation_tensor(self, player):
-        return self.to_reference().observation_tensor(player)
+        return self._view().observation_tensor(player)
 
     def information_state_tensor(self, player):
-        return self.to_reference().information_state_tensor(player)
+        return self._view().information_state_tensor(player)
 
     def __str__(self):
-        return str(self.to_reference())
+        return str(self._view())
 
     def __getattr__(self, name):
-        # The reference's other fields and helpers (players, queue, turn, feeding_need, summary, ...), read
-        # from the same position; private names and the struct's own are not looked up there.
+        # The reference's other fields and helpers, read from the same position; special names are not
+        # looked up there.
         if name.startswith("__"):
             raise AttributeError(name)
-        return getattr(self.to_reference(), name)
+        return getattr(self._view(), name)
 
 
 def state_size_bytes():
