@@ -289,7 +289,7 @@ def assert_same_game(ref, fast, rng, coverage: Counter | None = None, policy=ran
 
 # Games per player count in the default run (the reference plays one solo game in ~0.1 s, a 7-player one in
 # ~1.5 s; with both engines' records compared at every step about twice that).
-DEFAULT_GAMES = {1: 40, 2: 25, 3: 10, 4: 6, 5: 3, 6: 3, 7: 3}
+DEFAULT_GAMES = {1: 150, 2: 60, 3: 15, 4: 8, 5: 3, 6: 3, 7: 3}
 PREFIXES = 50
 SLOW_GAMES = {1: 30000, 2: 30000, 3: 15000, 4: 10000, 5: 6000, 6: 5000, 7: 4000}   # 100,000 in all
 
