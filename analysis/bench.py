@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..core.api import CHANCE, sample_chance_outcome
-from ..core.registry import default_game_name, load_game
+from ..core.registry import default_game_name, game_spec, load_game
 
 
 def _random_game(game: Any, rng: np.random.Generator, keep: list | None = None, keep_every: int = 0) -> int:
@@ -100,8 +100,10 @@ def bench_engines(name: str, players: int = 2, seconds: float = 3.0, seed: int =
 def bench_reference(name: str, players: int = 2, seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
     """Speed of a game that has only its reference engine: random playouts through the Python API
     (games/s, steps/s), and per-call times of `legal_actions` (computed afresh after an apply, not cached),
-    `clone` and clone + apply on positions taken from random games."""
-    game = load_game(name, players=players)
+    `clone` and clone + apply on positions taken from random games. A game with a compiled engine too is
+    timed on its reference engine here (`bench_engines` compares the two)."""
+    engines = game_spec(name).engines
+    game = load_game(name, players=players, **({"engine": "reference"} if "reference" in engines else {}))
     rates = _playout_rate(game, seconds, seed)
     positions: list = []
     rng = np.random.default_rng(seed)

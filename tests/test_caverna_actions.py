@@ -15,8 +15,9 @@ NO_ANIMALS = {a: 0 for a in ("sheep", "donkey", "wild_boar", "cattle", "dog")}
 
 
 def start(players: int = 2, seed: int = 1, **params):
-    """A game at its first decision (round 1, the starting player to place a dwarf)."""
-    return load_game("caverna", players=players, **params).new_initial_state(seed=seed)
+    """A game at its first decision (round 1, the starting player to place a dwarf), on the reference engine:
+    `setup` edits its fields (the compiled engine plays the same game: tests/test_caverna_compiled.py)."""
+    return load_game("caverna", players=players, **{"engine": "reference", **params}).new_initial_state(seed=seed)
 
 
 def setup(state, goods=None, animals=None, board=None, spaces=(), goods_on=None, weapons=None, clear=True):

@@ -14,12 +14,19 @@ import random
 import numpy as np
 import pytest
 
-from cavekit.core import CHANCE, IllegalActionError, load_game
+from cavekit.core import CHANCE, IllegalActionError
+from cavekit.core import load_game as _load_game
 from cavekit.core.caverna import conversions as cv
 from cavekit.core.caverna.reference import _satisfied
 
 from test_caverna_actions import can, do, legal, setup, start
 from test_caverna_game import skip_to
+
+
+def load_game(name, **params):
+    """The game on the reference engine: these tests build positions by editing the reference engine's fields
+    (the compiled engine, the default, plays the same game: tests/test_caverna_compiled.py)."""
+    return _load_game(name, **{"engine": "reference", **params})
 
 
 def with_tile(fid: str, forest: str = ". . .\n. . .\n. . .\n. . .") -> str:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cavekit.core import CHANCE, load_game
+from cavekit.core import CHANCE
+from cavekit.core import load_game as _load_game
 from cavekit.core.api import IllegalActionError
 from cavekit.core.caverna.rules import make_config
 
@@ -20,8 +21,15 @@ from test_caverna_actions import can, do, legal, setup, start
 from test_caverna_game import skip_to
 
 
+def load_game(name, **params):
+    """The game on the reference engine: these tests build positions by editing the reference engine's fields
+    (the compiled engine, the default, plays the same game: tests/test_caverna_compiled.py)."""
+    return _load_game(name, **{"engine": "reference", **params})
+
+
 def board(spot: str = "C", *, row2: str = ". . .", tail2: str = ". .", row3: str = ". . .", tail3: str = ". .",
           row0: str = ". . . | . . .", row1: str = ". . . | . . .") -> str:
+
     """A board text: `spot` is the mountain space (2,3), next to the entry-level dwelling (3,3)."""
     return f"{row0}\n{row1}\n{row2} | {spot} {tail2}\n{row3} | E {tail3}\n"
 

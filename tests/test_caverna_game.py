@@ -10,7 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from cavekit.core import CHANCE, TERMINAL, ConfigError, CorruptRecordError, IllegalActionError, load_game
+from cavekit.core import CHANCE, TERMINAL, ConfigError, CorruptRecordError, IllegalActionError
+from cavekit.core import load_game as _load_game
 from cavekit.core.api import sample_chance_outcome
 from cavekit.core.caverna import husbandry as hu
 from cavekit.core.caverna.actions import action_table
@@ -18,6 +19,12 @@ from cavekit.core.caverna.board import parse_board
 from cavekit.core.caverna.rules import FARM_ANIMALS, rounds_played, rules
 
 from test_caverna_actions import do, legal, setup
+
+
+def load_game(name, **params):
+    """The game on the reference engine: these tests build positions by editing the reference engine's fields
+    (the compiled engine, the default, plays the same game: tests/test_caverna_compiled.py)."""
+    return _load_game(name, **{"engine": "reference", **params})
 
 
 def random_game(players: int, seed: int, check=None):
@@ -53,6 +60,7 @@ def skip_to(state, phase: str, rng=None):
 # Game object and API
 
 def test_load_game_sizes_and_parameters():
+    assert _load_game("caverna").engine == "compiled"
     g = load_game("caverna")
     assert g.name == "caverna" and g.num_players == 2 and g.engine == "reference"
     assert g.num_distinct_actions == len(action_table())
@@ -66,8 +74,8 @@ def test_load_game_sizes_and_parameters():
 def test_bad_players_engine_and_parameters_are_refused():
     with pytest.raises(ConfigError, match="1 to 7 players"):
         load_game("caverna", players=8)
-    with pytest.raises(ConfigError, match="unknown engine 'compiled' for caverna; available engines: reference"):
-        load_game("caverna", engine="compiled")
+    with pytest.raises(ConfigError, match="unknown engine 'fast' for caverna; available engines: "):
+        load_game("caverna", engine="fast")
     with pytest.raises(ConfigError, match="unknown Caverna parameter"):
         load_game("caverna", colour="red")
 

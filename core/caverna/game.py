@@ -1,13 +1,15 @@
 """The Caverna (The Cave Farmers) game object (see `state.py` for what every state shares, and the returns).
 
 `Caverna` holds the player count and the parameters (`rules.make_config`: every open question of the rules
-file's section 14) and makes states of the reference engine (`reference.py`, the only engine so far).
+file's section 14) and makes states of the engine asked for: `compiled` (`compiled.pyx`, the C core) or
+`reference` (`reference.py`, the readable specification it is checked against step by step).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..api import ConfigError
+from ..compiled_modules import compiled_engine
 from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
@@ -27,13 +29,14 @@ class Caverna:
     name = SPEC.name
     max_chance_outcomes = max(len(rules().round_cards), max(PLAYER_COUNTS))
 
-    def __init__(self, players: int = 2, engine: str = "reference", **params: Any):
+    def __init__(self, players: int = 2, engine: str = SPEC.default_engine, **params: Any):
         if players not in PLAYER_COUNTS:
             raise ConfigError(f"Caverna is for 1 to 7 players, not {players!r}")
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r} for caverna; available engines: {', '.join(ENGINES)}")
         self.num_players = players
         self.engine = engine
+        self._state_class()      # a compiled engine that is not built fails here, when the game is loaded
         self.config: Config = make_config(**params)
         self.num_distinct_actions = len(action_table())
         self.num_rounds = len(rounds_played(players))
@@ -69,10 +72,16 @@ class Caverna:
 
     def new_initial_state(self, seed: int | None = None) -> Any:
         """The position before setup; with a seed, the setup up to the first decision is dealt from deal `seed`."""
-        from .reference import ReferenceState
-        state = ReferenceState(self)
-        state._advance()
+        state = self._state_class()(self)
+        if self.engine == "reference":
+            state._advance()
         return setup_from_seed(self, state, seed)
+
+    def _state_class(self) -> type:
+        if self.engine == "compiled":
+            return compiled_engine(__package__, self.name)
+        from .reference import ReferenceState
+        return ReferenceState
 
     def deserialize_state(self, text: str) -> Any:
         """Rebuild a state from `serialize()` output, replaying and checking it; refuses corrupt records."""
