@@ -1,64 +1,115 @@
-"""`search/cvc_heuristic.py`'s Cave vs Cave heuristic in C, shared by the compiled searchers.
+"""The Cave vs Cave evaluations in C, shared by the compiled searchers.
 
-`evaluate` gives the same numbers as `cvc_evaluate` (tests check it on random positions) without touching
-Python: expected final points from the position's features weighed by `CVC_WEIGHTS`, and in two-player
-games `tanh(difference / CVC_DIFFERENCE_SCALE)`.
+Two kinds, chosen per agent by its `value` option (`make_evaluator`):
+- `heuristic`: `search/cvc_heuristic.py`'s hand-written heuristic, the same numbers as `cvc_evaluate` (tests
+  check it on random positions): expected final points from the position's features weighed by
+  `CVC_WEIGHTS` and discounted by the share of turns left;
+- `learned`: `search/cvc_value.py`'s value, fitted to self-play outcomes, the same numbers as its
+  `learned_evaluate`: points scored plus a linear function of `value_features` times the share of turns
+  left and its square, with weights for the player count from the package's data file.
+Solo, a position is worth its expected final points; with two players `tanh(difference / scale)`.
 """
 from libc.math cimport tanh
 
-from cavekit.core.cvc.compiled cimport (NUM_FEATURES, CoreState, GameState, is_terminal, player_features,
-                                        returns, turns_left_share)
+from cavekit.core.cvc.compiled cimport (NUM_FEATURES, NUM_VALUE_FEATURES, CoreState, GameState, is_terminal,
+                                        player_features, returns, turns_left_share, value_features)
 
+from ..core.api import ConfigError
 from ..core.cvc.compiled import CompiledState
 from .cvc_heuristic import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS
+from .cvc_value import VALUE_FEATURES, VALUES, load_value
 
 cdef double WEIGHTS[NUM_FEATURES]
-cdef double DIFFERENCE_SCALE = CVC_DIFFERENCE_SCALE
 
 FEATURE_NAMES = ("points", "wood", "stone", "emmer", "flax", "food", "empty_space", "diggable_space",
                  "built_wall", "usable_space", "best_fitting_room", "best_affordable_room")
 # (the order of compiled.player_features)
 
+assert len(VALUE_FEATURES) == NUM_VALUE_FEATURES, "search/cvc_value.py and core/cvc/compiled.pxd disagree"
+
 
 def set_weights(weights) -> None:
-    """Use these CVC_WEIGHTS-style weights in the C evaluation (searches read them at every leaf)."""
+    """Use these CVC_WEIGHTS-style weights in the C heuristic (searches read them at every leaf)."""
     for i, name in enumerate(FEATURE_NAMES):
         WEIGHTS[i] = 1.0 if name == "points" else weights[name]
 
 
 set_weights(CVC_WEIGHTS)
+HEURISTIC.kind = HEURISTIC_VALUE
+HEURISTIC.scale = CVC_DIFFERENCE_SCALE
 
 
-cdef double expected_points(const GameState* s, int player, double share) noexcept nogil:
-    """search.cvc_heuristic.cvc_expected_points in C."""
+cdef Evaluator make_evaluator(str value, int players) except *:
+    """The evaluator called `value` for games of `players` players: one of cvc_value.VALUES, or the path of a
+    value file (`.json`, as `analysis.cvc.train_value` writes) whose learned weights to use."""
+    cdef Evaluator ev = HEURISTIC
+    cdef int i
+    if value not in VALUES and not value.endswith(".json"):
+        raise ConfigError(f"unknown value {value!r}; values: {', '.join(VALUES)}, or a value file's path (.json)")
+    if value != "heuristic":
+        model = load_value(players, None if value == "learned" else value)
+        ev.kind = LEARNED_VALUE
+        ev.scale = model.scale
+        for i in range(NUM_VALUE_FEATURES):
+            ev.by_share[i] = model.by_share[i]
+            ev.by_share2[i] = model.by_share2[i]
+    return ev
+
+
+cdef double expected_points(const GameState* s, int player, double share, const Evaluator* ev) noexcept nogil:
+    """`player`'s expected final points: cvc_heuristic.cvc_expected_points or cvc_value.expected_points."""
     cdef double f[NUM_FEATURES]
-    cdef double potential = 0.0
+    cdef double v[NUM_VALUE_FEATURES]
+    cdef double potential = 0.0, late = 0.0
     cdef int i
     player_features(s, player, f)
-    for i in range(1, NUM_FEATURES):
-        potential += WEIGHTS[i] * f[i]
-    return f[0] + share * potential
+    if ev.kind == HEURISTIC_VALUE:
+        for i in range(1, NUM_FEATURES):
+            potential += WEIGHTS[i] * f[i]
+        return f[0] + share * potential
+    value_features(s, player, v)
+    for i in range(NUM_VALUE_FEATURES):
+        potential += ev.by_share[i] * v[i]
+        late += ev.by_share2[i] * v[i]
+    return f[0] + share * potential + share * share * late
 
 
-cdef void evaluate(const GameState* s, double* out) noexcept nogil:
-    """search.cvc_heuristic.cvc_evaluate in C."""
+cdef void evaluate(const GameState* s, double* out, const Evaluator* ev) noexcept nogil:
+    """The position's value for each player (exact returns once the game is over)."""
     cdef double share, lead
     if is_terminal(s):
         returns(s, out)
         return
     share = turns_left_share(s)
     if s.num_players == 1:
-        out[0] = expected_points(s, 0, share)
+        out[0] = expected_points(s, 0, share, ev)
         return
-    lead = tanh((expected_points(s, 0, share) - expected_points(s, 1, share)) / DIFFERENCE_SCALE)
+    lead = tanh((expected_points(s, 0, share, ev) - expected_points(s, 1, share, ev)) / ev.scale)
     out[0] = lead
     out[1] = -lead
 
 
+cdef const GameState* compiled_struct(state) except NULL:
+    if not isinstance(state, CompiledState):
+        raise TypeError("the compiled evaluations take compiled Cave vs Cave states")
+    return &(<CoreState>state).s
+
+
 def heuristic_values(state) -> list:
     """The C heuristic evaluation of a CompiledState (equal to search.cvc_heuristic.cvc_evaluate)."""
+    return evaluation_values(state, "heuristic")
+
+
+def evaluation_values(state, str value="heuristic") -> list:
+    """The C evaluation `value` (heuristic or learned) of a CompiledState, for each player."""
     cdef double out[2]
-    if not isinstance(state, CompiledState):
-        raise TypeError("heuristic_values evaluates compiled Cave vs Cave states")
-    evaluate(&(<CoreState>state).s, out)
+    cdef Evaluator ev = make_evaluator(value, state._game.num_players)
+    evaluate(compiled_struct(state), out, &ev)
     return [out[i] for i in range(state._game.num_players)]
+
+
+def compiled_value_features(state, int player) -> list:
+    """`compiled.value_features` of a CompiledState for `player` (tests compare it with cvc_value's twin)."""
+    cdef double v[NUM_VALUE_FEATURES]
+    value_features(compiled_struct(state), player, v)
+    return [v[i] for i in range(NUM_VALUE_FEATURES)]

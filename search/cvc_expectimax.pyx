@@ -22,7 +22,7 @@ from libc.string cimport memcpy
 from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport (GameState, apply_action, chance_outcomes, current_player, is_terminal,
                                         returns)
-from cavekit.search.cvc_evaluation cimport evaluate
+from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, state_struct
 
 from ..core.api import ConfigError
@@ -47,8 +47,10 @@ cdef class TurnExpectimax:
     cdef uint64_t rng
     cdef public long nodes
     cdef public double last_seconds
+    cdef Evaluator ev
 
-    def __init__(self, int depth=2, int width=32, int chance_samples=3, int max_states=20000, seed=0):
+    def __init__(self, int depth=2, int width=32, int chance_samples=3, int max_states=20000, seed=0,
+                 str value="heuristic", int players=2):
         if depth < 1:
             raise ConfigError(f"cvc_expectimax: depth counts whole turns and must be at least 1, not {depth}")
         if width < 0 or chance_samples < 0 or max_states < 1:
@@ -56,6 +58,7 @@ cdef class TurnExpectimax:
         self.levels = []
         self.depth, self.width, self.chance_samples, self.max_states = depth, width, chance_samples, max_states
         self.rng = search_rng(seed)
+        self.ev = make_evaluator(value, players)
 
     cdef SegmentEnumerator level(self, int index):
         while len(self.levels) <= index:
@@ -67,7 +70,7 @@ cdef class TurnExpectimax:
         if is_terminal(s):
             returns(s, out)
         else:
-            evaluate(s, out)
+            evaluate(s, out, &self.ev)
         return out[self.root_player]
 
     cdef double value(self, const GameState* s, int turns_left, double alpha, double beta, int level) except? -1e301:
@@ -100,7 +103,7 @@ cdef class TurnExpectimax:
             return total / draws
         e = self.level(level)
         e.run(s)
-        n = e.rank_ends(player)
+        n = e.rank_ends(player, &self.ev)
         kept = n if self.width == 0 or n <= self.width else self.width
         maximising = player == self.root_player or s.num_players == 1
         best = -INFINITY if maximising else INFINITY
@@ -135,7 +138,7 @@ cdef class TurnExpectimax:
         self.nodes = 0
         e = self.level(0)
         e.run(root)
-        n = e.rank_ends(self.root_player)
+        n = e.rank_ends(self.root_player, &self.ev)
         kept = n if self.width == 0 or n <= self.width else self.width
         children = []
         for i in range(kept):
@@ -157,10 +160,11 @@ cdef class TurnExpectimax:
 class CompiledExpectimaxAgent(SegmentPlanAgent):
     """Expectimax over turns on the compiled core.
 
-    Spec `cvc_expectimax:depth=D,width=W,chance_samples=K,max_states=M` (defaults 2, 32, 3, 20000): D whole
-    turns searched (1 = the greedy turn search, 2 = your turn and the opponent's reply); W ends kept per
-    decision node (0 = all); K chance outcomes searched per chance node (0 = all); M positions one segment
-    enumeration may visit before it only finishes turns. In `analyse`, `value` is the heuristic value for
+    Spec `cvc_expectimax:depth=D,width=W,chance_samples=K,max_states=M,value=V` (defaults 2, 32, 3, 20000,
+    heuristic): D whole turns searched (1 = the greedy turn search, 2 = your turn and the opponent's reply);
+    W ends kept per decision node (0 = all); K chance outcomes searched per chance node (0 = all); M positions
+    one segment enumeration may visit before it only finishes turns; V the evaluation (`heuristic` or
+    `learned`, see `cvc_evaluation`). In `analyse`, `value` is the evaluation for
     the player to move after D turns (two players: tanh of the expected point lead / 10; solo: expected
     final points) and `bound` is "upper" where alpha-beta only showed the segment is no better than the best.
     """
@@ -168,8 +172,9 @@ class CompiledExpectimaxAgent(SegmentPlanAgent):
     name = "cvc_expectimax"
     describe = "expectimax over turns"
 
-    def __init__(self, game, seed=None, depth=2, width=32, chance_samples=3, max_states=20000):
-        settings = dict(depth=depth, width=width, chance_samples=chance_samples, max_states=max_states)
+    def __init__(self, game, seed=None, depth=2, width=32, chance_samples=3, max_states=20000, value="heuristic"):
+        settings = dict(depth=depth, width=width, chance_samples=chance_samples, max_states=max_states,
+                        value=value, players=game.num_players)
         TurnExpectimax(**settings)      # refuse bad settings now
         super().__init__(game, seed, settings)
 
@@ -187,4 +192,5 @@ class CompiledExpectimaxAgent(SegmentPlanAgent):
 
 
 register_agent("cvc_expectimax", CompiledExpectimaxAgent,
-               {"depth": int, "width": int, "chance_samples": int, "max_states": int}, game=SPEC.name)
+               {"depth": int, "width": int, "chance_samples": int, "max_states": int, "value": str},
+               game=SPEC.name)

@@ -14,7 +14,7 @@ from libc.stdint cimport int8_t, int32_t, uint64_t
 from cavekit.core.compiled_common cimport next_random, random_below, search_rng
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, current_player,
                                         is_terminal, legal_actions, random_playout, returns)
-from cavekit.search.cvc_evaluation cimport evaluate
+from cavekit.search.cvc_evaluation cimport HEURISTIC, evaluate
 from cavekit.search.cvc_segments cimport now
 
 import numpy as np
@@ -261,7 +261,7 @@ cdef class CompiledMCTS:
         cdef int buffer[NUM_ACTIONS_MAX]
         cdef int steps = 0, n
         if self.leaf == LEAF_HEURISTIC:
-            evaluate(s, out)
+            evaluate(s, out, &HEURISTIC)
             return
         if self.leaf == LEAF_BUSY:
             while steps != self.rollout_steps and not is_terminal(s):
@@ -277,7 +277,7 @@ cdef class CompiledMCTS:
         if is_terminal(s):
             returns(s, out)
         else:
-            evaluate(s, out)
+            evaluate(s, out, &HEURISTIC)
 
 
 cdef const GameState* state_struct(object state) except NULL:

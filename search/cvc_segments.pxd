@@ -3,6 +3,7 @@
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from cavekit.core.cvc.compiled cimport GameState
+from cavekit.search.cvc_evaluation cimport Evaluator
 
 
 # Small helpers every compiled Cave vs Cave searcher uses (inline, so they cost nothing across modules);
@@ -21,7 +22,7 @@ ctypedef struct Ranked:
     double key                # minus the mover's heuristic value, so ascending order is best first
     int32_t index             # position in the enumeration
 
-cdef void heuristic_value(const GameState* s, double* out) noexcept nogil
+cdef void position_value(const GameState* s, double* out, const Evaluator* ev) noexcept nogil
 cdef const GameState* state_struct(object state) except NULL
 cdef bint segment_over(const GameState* s, int round_, int turn) noexcept nogil
 
@@ -38,11 +39,12 @@ cdef class SegmentEnumerator:
 
     cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil
     cdef int run(self, const GameState* root) noexcept nogil
-    cdef int rank_ends(self, int player) noexcept nogil
+    cdef int rank_ends(self, int player, const Evaluator* ev) noexcept nogil
     cdef list path(self, int index)
 
 
 cdef class TurnSearcher:
+    cdef Evaluator ev
     cdef list levels
     cdef int max_states, chance_samples
     cdef uint64_t rng

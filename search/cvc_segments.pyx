@@ -15,7 +15,7 @@ from libc.string cimport memcmp, memcpy
 from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, chance_outcomes,
                                         current_player, is_terminal, legal_actions, returns)
-from cavekit.search.cvc_evaluation cimport evaluate
+from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator
 
 from ..core.cvc.actions import action_table
 from ..core.cvc.compiled import CompiledState
@@ -53,8 +53,8 @@ cdef const GameState* state_struct(object state) except NULL:
     return &(<CoreState>state).s
 
 
-cdef void heuristic_value(const GameState* s, double* out) noexcept nogil:
-    """The heuristic value of a position; a chance node gets the average over its (equally likely) outcomes."""
+cdef void position_value(const GameState* s, double* out, const Evaluator* ev) noexcept nogil:
+    """The value of a position by `ev`; a chance node gets the average over its (equally likely) outcomes."""
     cdef int outcomes[MAX_OUTCOMES]
     cdef int n, i
     cdef double one[2]
@@ -63,7 +63,7 @@ cdef void heuristic_value(const GameState* s, double* out) noexcept nogil:
         returns(s, out)
         return
     if current_player(s) != CHANCE:
-        evaluate(s, out)
+        evaluate(s, out, ev)
         return
     n = chance_outcomes(s, outcomes)
     out[0] = 0.0
@@ -71,7 +71,7 @@ cdef void heuristic_value(const GameState* s, double* out) noexcept nogil:
     for i in range(n):
         memcpy(&child, s, sizeof(GameState))
         apply_action(&child, outcomes[i])
-        evaluate(&child, one)
+        evaluate(&child, one, ev)
         out[0] += one[0] / n
         out[1] += one[1] / n
 
@@ -185,18 +185,18 @@ cdef class SegmentEnumerator:
             i += 1
         return self.n
 
-    cdef int rank_ends(self, int player) noexcept nogil:
+    cdef int rank_ends(self, int player, const Evaluator* ev) noexcept nogil:
         """Put the last run's segment ends into `ranked` in the searchers' order; returns their number.
 
-        The order: the best end of each first action (each tile, at a turn's start) by the heuristic for
-        `player`, then each one's second best, and so on, each layer best first. A tile taken only to deny
-        it to the opponent ends with a poor heuristic value; this keeps it among the first ends searched.
+        The order: the best end of each first action (each tile, at a turn's start) by `ev` for `player`,
+        then each one's second best, and so on, each layer best first. A tile taken only to deny it to the
+        opponent ends with a poor value; this keeps it among the first ends searched.
         """
         cdef int n = 0, i, j
         cdef double out[2]
         for i in range(self.n):
             if self.is_end[i]:
-                heuristic_value(&self.states[i], out)
+                position_value(&self.states[i], out, ev)
                 self.ranked[n].key = -out[player]
                 self.ranked[n].index = i
                 n += 1
@@ -236,15 +236,17 @@ cdef class TurnSearcher:
     """The greedy agent's turn search in C: each first action's best end-of-turn evaluation for the mover.
 
     The same search as `turn_search.TurnSearch`: every position the mover reaches before the turn ends,
-    evaluated by the heuristic when it ends; at a chance event inside the turn (a room turned up) the value
-    is the average over the outcomes (all of them, or `chance_samples` draws with replacement, weighted by
-    their share of the draws) of the best continuation. Each chance depth gets its own enumerator, because
+    evaluated when it ends by `value` (the heuristic, or the learned value for games of `players` players);
+    at a chance event inside the turn (a room turned up) the value is the average over the outcomes (all of
+    them, or `chance_samples` draws with replacement, weighted by their share of the draws) of the best
+    continuation. Each chance depth gets its own enumerator, because
     the enumerator above is still being read while a continuation is searched.
     """
 
     # (attributes in cvc_segments.pxd; `positions` counts what the last `action_values` enumerated)
 
-    def __init__(self, int max_states=20000, int chance_samples=6, seed=0):
+    def __init__(self, int max_states=20000, int chance_samples=6, seed=0, str value="heuristic", int players=2):
+        self.ev = make_evaluator(value, players)
         self.levels = []
         self.max_states = max_states
         self.chance_samples = chance_samples
@@ -263,7 +265,7 @@ cdef class TurnSearcher:
         cdef double out[2], total = 0.0
         cdef GameState child
         if is_terminal(s) or s.round != round_ or s.turn != turn:
-            evaluate(s, out)
+            evaluate(s, out, &self.ev)
             return out[player]
         if current_player(s) != CHANCE:
             return self.best_value(s, player, depth)

@@ -27,8 +27,8 @@ from libc.string cimport memcpy
 
 from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport GameState, apply_action, chance_outcomes, current_player, is_terminal
-from cavekit.search.cvc_evaluation cimport evaluate
-from cavekit.search.cvc_segments cimport SegmentEnumerator, heuristic_value, now, state_struct
+from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator
+from cavekit.search.cvc_segments cimport SegmentEnumerator, now, position_value, state_struct
 
 from ..core.api import ConfigError
 from ..core.cvc.spec import SPEC
@@ -62,6 +62,7 @@ cdef class TurnTree:
     cdef uint64_t rng
     cdef double low, high
     cdef public object last_stats
+    cdef Evaluator ev
 
     def __cinit__(self):
         self.capacity = 4096
@@ -73,7 +74,7 @@ cdef class TurnTree:
         PyMem_Free(self.nodes)
 
     def __init__(self, int iterations=1000, double seconds=0.0, double c=0.7, double widening=1.0,
-                 int max_children=64, int max_states=20000, seed=0):
+                 int max_children=64, int max_states=20000, seed=0, str value="heuristic", int players=2):
         if iterations < 1 and seconds <= 0:
             raise ConfigError("cvc_turn_mcts needs iterations >= 1 or seconds > 0")
         if c < 0 or widening < 0:
@@ -84,6 +85,7 @@ cdef class TurnTree:
         self.max_children = max_children
         self.enumerator = SegmentEnumerator(max_states)
         self.rng = search_rng(seed)
+        self.ev = make_evaluator(value, players)
 
     cdef int reserve(self, int more) except -1:
         cdef void* grown
@@ -127,7 +129,7 @@ cdef class TurnTree:
         memcpy(&child, &self.nodes[index].state, sizeof(GameState))
         with nogil:
             self.enumerator.run(&child)
-            n = self.enumerator.rank_ends(player)
+            n = self.enumerator.rank_ends(player, &self.ev)
         kept = min(n, self.max_children)
         self.reserve(kept)
         self.nodes[index].first_child = self.n_nodes
@@ -179,7 +181,7 @@ cdef class TurnTree:
             index = self.select(index)
             path[depth] = index
             depth += 1
-        heuristic_value(&self.nodes[index].state, out)
+        position_value(&self.nodes[index].state, out, &self.ev)
         for i in range(self.nodes[0].state.num_players):
             if out[i] < self.low:
                 self.low = out[i]
@@ -224,7 +226,7 @@ cdef class TurnTree:
         children = []
         for i in range(self.nodes[0].n_children):
             node = &self.nodes[self.nodes[0].first_child + i]
-            evaluate(&node.state, out)
+            evaluate(&node.state, out, &self.ev)
             children.append({"actions": self.enumerator.path(node.source), "visits": node.visits,
                              "value": node.value[player] / node.visits if node.visits else float("nan"),
                              "prior": out[player]})
@@ -235,10 +237,11 @@ cdef class TurnTree:
 class CompiledTurnMCTSAgent(SegmentPlanAgent):
     """MCTS over turn segments on the compiled core.
 
-    Spec `cvc_turn_mcts:iterations=N,seconds=S,c=C,widening=W,max_children=K,max_states=M` (defaults 1000,
-    0 = use iterations, 0.7, 1.0, 64, 20000): N iterations or S seconds per segment searched; C the UCT
-    exploration on values normalised to [0, 1]; W the progressive-widening factor; K the end positions kept
-    per node; M the positions a segment enumeration may visit before it only finishes turns. It plays the
+    Spec `cvc_turn_mcts:iterations=N,seconds=S,c=C,widening=W,max_children=K,max_states=M,value=V` (defaults
+    1000, 0 = use iterations, 0.7, 1.0, 64, 20000, heuristic): N iterations or S seconds per segment searched;
+    C the UCT exploration on values normalised to [0, 1]; W the progressive-widening factor; K the end
+    positions kept per node; M the positions a segment enumeration may visit before it only finishes turns;
+    V the leaf evaluation (`heuristic` or `learned`, see `cvc_evaluation`). It plays the
     most visited segment; `analyse` lists segments by visits with their mean value and heuristic prior.
     """
 
@@ -246,9 +249,9 @@ class CompiledTurnMCTSAgent(SegmentPlanAgent):
     describe = "MCTS over turn segments"
 
     def __init__(self, game, seed=None, iterations=1000, seconds=0.0, c=0.7, widening=1.0, max_children=64,
-                 max_states=20000):
+                 max_states=20000, value="heuristic"):
         settings = dict(iterations=iterations, seconds=seconds, c=c, widening=widening,
-                        max_children=max_children, max_states=max_states)
+                        max_children=max_children, max_states=max_states, value=value, players=game.num_players)
         TurnTree(**settings)      # refuse bad settings now
         super().__init__(game, seed, settings)
 
@@ -265,4 +268,4 @@ class CompiledTurnMCTSAgent(SegmentPlanAgent):
 
 register_agent("cvc_turn_mcts", CompiledTurnMCTSAgent,
                {"iterations": int, "seconds": float, "c": float, "widening": float, "max_children": int,
-                "max_states": int}, game=SPEC.name)
+                "max_states": int, "value": str}, game=SPEC.name)

@@ -71,6 +71,18 @@ cdef void scores(const GameState* s, int* out) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil   # compiled_common's generator
 
+# Deal components (core/cvc/deal.py), for searchers that play a whole deal, known or sampled.
+cdef enum:
+    DEAL_START_PLAYER = 0
+    DEAL_REMOVED_LIGHT_ROOMS = 1
+    DEAL_TILES_STAGE_2 = 2        # stage s: DEAL_TILES_STAGE_2 + s - 2
+    DEAL_ROOMS = 5                # item FACE_DOWN_PER_BOARD * seat + k: under the seat's k-th face-down space
+    DEAL_DRAW_PILE = 6
+    NUM_DEAL_COMPONENTS = 7
+    FACE_DOWN_PER_BOARD = 9
+    MAX_DEAL_ITEMS = 18
+cdef void chance_item(const GameState* s, int* component, int* item) noexcept nogil
+
 # Features of a position for heuristic evaluation (search/evaluation.py weighs them).
 cdef enum:
     NUM_FEATURES = 12    # points, wood, stone, emmer, flax, food, empty spaces, diggable spaces, built walls,
@@ -78,6 +90,27 @@ cdef enum:
                          # that fit an empty space, the best VP among those the player can pay for now
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil
 cdef double turns_left_share(const GameState* s) noexcept nogil
+
+# Features of a position for the learned value (search/cvc_value.py names them and has their readable twin).
+cdef enum:
+    V_GOODS = 0               # wood, stone, emmer, flax, food, gold
+    V_EMPTY = 6               # empty spaces (room for a furnishing)
+    V_DIGGABLE = 7            # face-down spaces that can be excavated now
+    V_FACE_DOWN = 8           # face-down spaces left
+    V_OWN_WALLS = 9           # walls built in the player's cave
+    V_WALL_SUPPLY = 10        # walls left in the shared supply
+    V_USABLE = 11             # empty spaces where some display room fits
+    V_BEST_FITTING = 12       # the best VP among display rooms that fit an empty space
+    V_BEST_AFFORDABLE = 13    # ... among those the player can pay for now
+    V_DISPLAY_ROOMS = 14      # rooms in the display
+    V_DISPLAY_VP = 15         # their total VP
+    V_CAVERN_OPEN = 16        # nobody has the Additional Cavern yet
+    V_ORANGE_LEAD = 17        # orange rooms minus blue rooms (the Cave Entrance counts as orange)
+    V_OWN_ROOM = 18           # 24 indicators: the player has room r
+    V_TILE = 42               # 12 indicators: action tile t is face up
+    V_CONSTANT = 54
+    NUM_VALUE_FEATURES = 55
+cdef void value_features(const GameState* s, int player, double* out) noexcept nogil
 
 cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s

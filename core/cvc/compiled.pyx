@@ -19,7 +19,7 @@ from .actions import (CAVERN_SIDE as PY_CAVERN_SIDE, CONVERT as PY_CONVERT, END_
 from .state import StateMixin
 from .reference import ReferenceState
 from .rules import DARK_ROOMS, LIGHT_ROOMS, NUM_LIGHT_ROOMS_REMOVED_SOLO as PY_NUM_LIGHT_ROOMS_REMOVED_SOLO
-from .rules import SOLO_PILE_SIZE, rules
+from .rules import FACE_DOWN_SPACES, SOLO_PILE_SIZE, rules
 
 # ------------------------------------------------------------------------------------------------
 # Constants (the same values as in reference.py, board.py and rules.py)
@@ -133,6 +133,7 @@ cdef int8_t NUM_ROUNDS[2]
 cdef uint32_t LIGHT_MASK
 cdef uint32_t DARK_MASK
 cdef int SOLO_PILE
+cdef int8_t FACE_DOWN_INDEX[NUM_SPACES]     # k for the k-th face-down space of a board (deal items), else -1
 cdef int ENTRANCE_SPACE
 cdef int PRE_EXCAVATED_SPACE
 cdef int WALL_SUPPLY
@@ -289,6 +290,9 @@ def _load_tables():
     LIGHT_MASK = sum(1 << i for i in LIGHT_ROOMS)
     DARK_MASK = sum(1 << i for i in DARK_ROOMS)
     SOLO_PILE = SOLO_PILE_SIZE
+    for i in range(NUM_SPACES):
+        FACE_DOWN_INDEX[i] = FACE_DOWN_SPACES.index(i) if i in FACE_DOWN_SPACES else -1
+    assert len(FACE_DOWN_SPACES) == FACE_DOWN_PER_BOARD
     assert NUM_LIGHT_ROOMS_REMOVED_SOLO == PY_NUM_LIGHT_ROOMS_REMOVED_SOLO
     ENTRANCE_SPACE = r.entrance_space
     PRE_EXCAVATED_SPACE = r.pre_excavated_space
@@ -495,6 +499,36 @@ cdef int chance_kind(const GameState* s) noexcept nogil:
     if s.num_revealed <= s.round:
         return REVEAL_TILE
     return NO_CHANCE
+
+
+cdef void chance_item(const GameState* s, int* component, int* item) noexcept nogil:
+    """The deal component a chance node draws from and which of its items (state.StateMixin.chance_component).
+
+    `component` is one of the DEAL_* numbers, -1 where `s` is no chance node.
+    """
+    cdef int kind = chance_kind(s), i, stage, space, pending = s.pending_spaces
+    item[0] = 0
+    if kind == START_PLAYER:
+        component[0] = DEAL_START_PLAYER
+    elif kind == REMOVE_LIGHT_ROOM:
+        component[0] = DEAL_REMOVED_LIGHT_ROOMS
+        item[0] = popcount(s.removed)
+    elif kind == REVEAL_TILE:
+        stage = STAGES[s.num_players - 1][s.round]
+        component[0] = DEAL_TILES_STAGE_2 + stage - 2
+        for i in range(s.num_revealed):
+            item[0] += TILE_STAGE[s.revealed[i]] == stage
+    elif kind == REVEAL_ROOM and pending:
+        space = 0
+        while not (pending >> space) & 1:      # the lowest pending space's room is turned up first
+            space += 1
+        component[0] = DEAL_ROOMS
+        item[0] = player_of_turn(s, s.turn) * FACE_DOWN_PER_BOARD + FACE_DOWN_INDEX[space]
+    elif kind == REVEAL_ROOM:
+        component[0] = DEAL_DRAW_PILE
+        item[0] = SOLO_PILE - s.pile
+    else:
+        component[0] = -1
 
 
 cdef bint is_terminal(const GameState* s) noexcept nogil:
@@ -1579,3 +1613,66 @@ cdef double turns_left_share(const GameState* s) noexcept nogil:
     if s.round < rounds:
         elapsed += <double>s.turn / s.num_players
     return 1.0 - elapsed / total if elapsed < total else 0.0
+
+
+# ------------------------------------------------------------------------------------------------
+# Features for the learned value (the inputs of search.cvc_value; its `value_features` is the readable twin)
+
+cdef void value_features(const GameState* s, int player, double* out) noexcept nogil:
+    """`NUM_VALUE_FEATURES` numbers describing `player`'s prospects, in search.cvc_value.VALUE_FEATURES order."""
+    cdef const Board* b = &s.players[player]
+    cdef int i, g, room, pattern, empty = 0, usable = 0, best = 0, affordable = 0, face_down = 0
+    cdef int orange = 0, blue = 0, built = 0, display_rooms = 0, display_vp = 0
+    cdef bint fits_one, can_pay_room
+    for i in range(NUM_VALUE_FEATURES):
+        out[i] = 0.0
+    for i in range(NUM_SPACES):
+        room = b.spaces[i]
+        if room >= 0:
+            if room < CAVE_ENTRANCE:
+                out[V_OWN_ROOM + room] = 1.0
+            if ROOM_ORANGE[room]:
+                orange += 1
+            else:
+                blue += 1
+        elif room == FACE_DOWN:
+            face_down += 1
+        elif room == EMPTY:
+            empty += 1
+            pattern = wall_pattern(b, i)
+            fits_one = False
+            for room in range(CAVE_ENTRANCE):
+                if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
+                    fits_one = True
+                    if ROOM_VP[room] > best:
+                        best = ROOM_VP[room]
+                    can_pay_room = True
+                    for g in range(6):
+                        if ROOM_COST[room][g] > b.goods[g]:
+                            can_pay_room = False
+                    if can_pay_room and ROOM_VP[room] > affordable:
+                        affordable = ROOM_VP[room]
+            usable += fits_one
+    for room in range(CAVE_ENTRANCE):
+        if (s.display >> room) & 1:
+            display_rooms += 1
+            display_vp += ROOM_VP[room]
+    for i in range(s.num_players):
+        built += popcount(s.players[i].walls)
+    for g in range(6):
+        out[V_GOODS + g] = b.goods[g]
+    out[V_EMPTY] = empty
+    out[V_DIGGABLE] = popcount(accessible_spaces(b.spaces, b.walls, 0))
+    out[V_FACE_DOWN] = face_down
+    out[V_OWN_WALLS] = popcount(b.walls)
+    out[V_WALL_SUPPLY] = WALL_SUPPLY - built
+    out[V_USABLE] = usable
+    out[V_BEST_FITTING] = best
+    out[V_BEST_AFFORDABLE] = affordable
+    out[V_DISPLAY_ROOMS] = display_rooms
+    out[V_DISPLAY_VP] = display_vp
+    out[V_CAVERN_OPEN] = s.cavern_owner < 0
+    out[V_ORANGE_LEAD] = orange - blue
+    for i in range(s.num_revealed):
+        out[V_TILE + s.revealed[i]] = 1.0
+    out[V_CONSTANT] = 1.0

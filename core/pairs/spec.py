@@ -39,9 +39,12 @@ SPEC = GameSpec(
     dealer="cavekit.core.pairs.deal",
     analysis="cavekit.analysis.pairs",
     presets=(
-        Preset("easy", "pairs_heuristic"),
+        Preset("easy", "pairs_heuristic", cost="under 0.01 s a match",
+               strength="86.2% [80.8, 90.3] against random over 200 matches (results/pairs_strength, before deals)"),
         Preset("medium", "mcts:iterations=200,c=0.7"),
-        Preset("hard", "mcts:iterations=1000,c=0.7"),
+        Preset("hard", "mcts:iterations=1000,c=0.7", cost="about 0.7 CPU-s a match (2026-12-01)",
+               strength="60.3% [53.3, 66.8] against pairs_heuristic over 200 matches on deals: cavekit match pairs "
+                        "--agents mcts:iterations=1000,c=0.7 pairs_heuristic --games 200 --seed 0"),
         Preset("strongest", "mcts:iterations=4000,c=0.7"),
     ),
 )

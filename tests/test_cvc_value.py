@@ -1,0 +1,113 @@
+"""The learned Cave vs Cave value: its C features and evaluation equal their readable twins, and value files
+are loaded from the package or refused with the reason."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cavekit.core import load_game
+from cavekit.core.api import CHANCE, ConfigError
+from cavekit.search import make_agent
+from cavekit.search.cvc_evaluation import compiled_value_features, evaluation_values, heuristic_values
+from cavekit.search.cvc_heuristic import cvc_evaluate
+from cavekit.search.cvc_value import (VALUE_FEATURES, learned_evaluate, load_value, parse_value_file,
+                                      shipped_models, value_features)
+
+
+def random_positions(players: int, games: int, seed: int):
+    """Every decision position of `games` random games."""
+    game = load_game("cvc", players=players)
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = [o for o, _ in state.chance_outcomes()] if state.current_player() == CHANCE \
+                else state.legal_actions()
+            if state.current_player() != CHANCE:
+                yield state
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_the_c_value_features_are_the_readable_ones(players):
+    count = 0
+    for state in random_positions(players, 12, seed=players):
+        d = state.to_dict()
+        for player in range(players):
+            assert compiled_value_features(state, player) == value_features(d, player)
+            count += 1
+    assert count > 500
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_the_c_learned_value_is_the_readable_one(players):
+    for k, state in enumerate(random_positions(players, 4, seed=10 + players)):
+        if k % 5 == 0:
+            assert evaluation_values(state, "learned") == pytest.approx(learned_evaluate(state), abs=1e-9)
+            assert evaluation_values(state, "heuristic") == pytest.approx(cvc_evaluate(state), abs=1e-9)
+            assert heuristic_values(state) == evaluation_values(state, "heuristic")
+
+
+def test_the_shipped_value_covers_both_player_counts_and_every_feature():
+    models = shipped_models()
+    assert sorted(models) == [1, 2]
+    for model in models.values():
+        assert len(model.by_share) == len(model.by_share2) == len(VALUE_FEATURES)
+        assert model.scale > 0
+
+
+def test_a_value_file_for_other_features_is_refused_with_what_to_do(tmp_path):
+    document = {"features": ["wood"], "models": {}}
+    with pytest.raises(ConfigError, match="train it again"):
+        parse_value_file(json.dumps(document), "mine.json")
+    with pytest.raises(ConfigError, match="mine.json: not a Cave vs Cave value file"):
+        parse_value_file("{", "mine.json")
+    with pytest.raises(ConfigError, match="cannot read the value file"):
+        load_value(1, str(tmp_path / "missing.json"))
+
+
+def test_agents_take_a_value_file_and_refuse_an_unknown_value(tmp_path):
+    game = load_game("cvc", players=1)
+    path = tmp_path / "zero.json"
+    zero = [0.0] * len(VALUE_FEATURES)
+    path.write_text(json.dumps({"features": list(VALUE_FEATURES),
+                                "models": {"1": {"by_share": zero, "by_share2": zero, "scale": 10.0}}}))
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.apply_action(state.chance_outcomes()[0][0])
+    # With every weight zero the value is the points scored: at the start, the one gold everyone holds.
+    assert evaluation_values(state, str(path)) == [1.0]
+    assert make_agent(f"cvc_expectimax:depth=1,value={path}", game, seed=1).step(state) in state.legal_actions()
+    with pytest.raises(ConfigError, match="unknown value 'best'"):
+        make_agent("cvc_turn_mcts:value=best", game)
+
+
+def train(tmp_path, name: str, *args: str) -> dict:
+    from cavekit.analysis.cvc.train_value import main
+    out = tmp_path / name
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    return json.loads(out.read_text())
+
+
+def test_training_gives_the_same_value_file_from_the_same_seed_on_any_number_of_workers(tmp_path):
+    small = ("--games", "2", "--iterations", "2", "--candidates", "2", "--futures", "1", "--players", "1", "2",
+             "--seed", "5")
+    one = train(tmp_path, "one.json", *small, "--jobs", "1")
+    two = train(tmp_path, "two.json", *small, "--jobs", "2")
+    assert one == two
+    assert one["command"].startswith("python -m cavekit.analysis.cvc.train_value --games 2 --iterations 2")
+    assert [row["iteration"] for row in one["training"]] == [1, 2, 1, 2]
+    other = train(tmp_path, "other.json", *small[:-1], "6", "--jobs", "1")
+    assert other["models"] != one["models"]
+
+
+@pytest.mark.slow
+def test_the_shipped_value_is_what_its_recorded_command_makes(tmp_path):
+    from importlib import resources
+    shipped = json.loads((resources.files("cavekit.search") / "data" / "cvc_value.json").read_text())
+    args = shipped["command"].split()[3:]          # after "python -m cavekit.analysis.cvc.train_value"
+    made = train(tmp_path, "made.json", *args, "--jobs", "2")
+    assert made["models"] == shipped["models"]
+    assert made["training"] == shipped["training"]
