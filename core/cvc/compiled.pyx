@@ -1567,38 +1567,56 @@ def core_timings(list states, int repeats):
 # ------------------------------------------------------------------------------------------------
 # Features for heuristic evaluation (the inputs of search.cvc_heuristic.cvc_expected_points)
 
+ctypedef struct DisplayFit:
+    int empty                 # empty spaces
+    int usable                # empty spaces where some display room fits
+    int best                  # the best VP among display rooms that fit an empty space
+    int affordable            # ... among those the player can pay for now
+
+
+cdef DisplayFit display_fit(const GameState* s, const Board* b) noexcept nogil:
+    """How the display's rooms fit the player's empty spaces (features of both evaluations)."""
+    cdef DisplayFit fit
+    cdef int i, g, room, pattern
+    cdef bint fits_one, can_pay_room
+    fit.empty = fit.usable = fit.best = fit.affordable = 0
+    for i in range(NUM_SPACES):
+        if b.spaces[i] != EMPTY:
+            continue
+        fit.empty += 1
+        pattern = wall_pattern(b, i)
+        fits_one = False
+        for room in range(CAVE_ENTRANCE):
+            if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
+                fits_one = True
+                if ROOM_VP[room] > fit.best:
+                    fit.best = ROOM_VP[room]
+                can_pay_room = True
+                for g in range(6):
+                    if ROOM_COST[room][g] > b.goods[g]:
+                        can_pay_room = False
+                if can_pay_room and ROOM_VP[room] > fit.affordable:
+                    fit.affordable = ROOM_VP[room]
+        fit.usable += fits_one
+    return fit
+
+
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil:
     cdef const Board* b = &s.players[player]
-    cdef int i, g, room, empty = 0, usable = 0, points = b.goods[GOLD], pattern, best = 0, affordable = 0
-    cdef bint fits_one, can_pay_room
+    cdef int i, g, points = b.goods[GOLD]
+    cdef DisplayFit fit = display_fit(s, b)
     for i in range(NUM_SPACES):
         if b.spaces[i] >= 0:
             points += ROOM_VP[b.spaces[i]]
-        elif b.spaces[i] == EMPTY:
-            empty += 1
-            pattern = wall_pattern(b, i)
-            fits_one = False
-            for room in range(CAVE_ENTRANCE):
-                if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
-                    fits_one = True
-                    if ROOM_VP[room] > best:
-                        best = ROOM_VP[room]
-                    can_pay_room = True
-                    for g in range(6):
-                        if ROOM_COST[room][g] > b.goods[g]:
-                            can_pay_room = False
-                    if can_pay_room and ROOM_VP[room] > affordable:
-                        affordable = ROOM_VP[room]
-            usable += fits_one
     out[0] = points
     for g in range(5):
         out[1 + g] = b.goods[g]
-    out[6] = empty
+    out[6] = fit.empty
     out[7] = popcount(accessible_spaces(b.spaces, b.walls, 0))
     out[8] = popcount(b.walls)
-    out[9] = usable
-    out[10] = best
-    out[11] = affordable
+    out[9] = fit.usable
+    out[10] = fit.best
+    out[11] = fit.affordable
 
 
 cdef double turns_left_share(const GameState* s) noexcept nogil:
@@ -1621,9 +1639,8 @@ cdef double turns_left_share(const GameState* s) noexcept nogil:
 cdef void value_features(const GameState* s, int player, double* out) noexcept nogil:
     """`NUM_VALUE_FEATURES` numbers describing `player`'s prospects, in search.cvc_value.VALUE_FEATURES order."""
     cdef const Board* b = &s.players[player]
-    cdef int i, g, room, pattern, empty = 0, usable = 0, best = 0, affordable = 0, face_down = 0
-    cdef int orange = 0, blue = 0, built = 0, display_rooms = 0, display_vp = 0
-    cdef bint fits_one, can_pay_room
+    cdef int i, g, room, face_down = 0, orange = 0, blue = 0, built = 0, display_rooms = 0, display_vp = 0
+    cdef DisplayFit fit = display_fit(s, b)
     for i in range(NUM_VALUE_FEATURES):
         out[i] = 0.0
     for i in range(NUM_SPACES):
@@ -1637,22 +1654,6 @@ cdef void value_features(const GameState* s, int player, double* out) noexcept n
                 blue += 1
         elif room == FACE_DOWN:
             face_down += 1
-        elif room == EMPTY:
-            empty += 1
-            pattern = wall_pattern(b, i)
-            fits_one = False
-            for room in range(CAVE_ENTRANCE):
-                if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
-                    fits_one = True
-                    if ROOM_VP[room] > best:
-                        best = ROOM_VP[room]
-                    can_pay_room = True
-                    for g in range(6):
-                        if ROOM_COST[room][g] > b.goods[g]:
-                            can_pay_room = False
-                    if can_pay_room and ROOM_VP[room] > affordable:
-                        affordable = ROOM_VP[room]
-            usable += fits_one
     for room in range(CAVE_ENTRANCE):
         if (s.display >> room) & 1:
             display_rooms += 1
@@ -1661,14 +1662,14 @@ cdef void value_features(const GameState* s, int player, double* out) noexcept n
         built += popcount(s.players[i].walls)
     for g in range(6):
         out[V_GOODS + g] = b.goods[g]
-    out[V_EMPTY] = empty
+    out[V_EMPTY] = fit.empty
     out[V_DIGGABLE] = popcount(accessible_spaces(b.spaces, b.walls, 0))
     out[V_FACE_DOWN] = face_down
     out[V_OWN_WALLS] = popcount(b.walls)
     out[V_WALL_SUPPLY] = WALL_SUPPLY - built
-    out[V_USABLE] = usable
-    out[V_BEST_FITTING] = best
-    out[V_BEST_AFFORDABLE] = affordable
+    out[V_USABLE] = fit.usable
+    out[V_BEST_FITTING] = fit.best
+    out[V_BEST_AFFORDABLE] = fit.affordable
     out[V_DISPLAY_ROOMS] = display_rooms
     out[V_DISPLAY_VP] = display_vp
     out[V_CAVERN_OPEN] = s.cavern_owner < 0
