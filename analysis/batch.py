@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
 import sys
 import threading
 import time
@@ -232,6 +233,14 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="cavekit-parent-watch", daemon=True).start()
 
 
+def _start_batch_worker(parent: int) -> None:
+    """Loky's initializer for a batch worker: Ctrl-C is the batch's to handle (it stores what is finished and
+    says how to resume), so a worker ignores it rather than dying with a traceback of its own; and the worker
+    ends with `parent` (`_exit_with_parent`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent(parent)
+
+
 def _alive(pid: int) -> bool:
     """Whether a process `pid` exists and has not ended (a zombie, killed but not yet reaped, has ended)."""
     try:
@@ -336,7 +345,7 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
         with _finished_games_queue(progress) as finished:
             # The initializer runs in each worker as it starts, before it waits for its first task.
             yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                                         batch_size=1, initializer=_exit_with_parent, initargs=(parent,))(
+                                         batch_size=1, initializer=_start_batch_worker, initargs=(parent,))(
                 delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
         return
 

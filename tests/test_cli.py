@@ -121,11 +121,11 @@ def test_an_unknown_engine_is_one_line_naming_the_games_engines(command):
                           "reference\n"
 
 
-def test_a_game_with_one_engine_names_only_that_one():
-    done = cavekit_command("match", "caverna", "--agents", "random", "random", "--games", "1", "--engine", "compiled")
+def test_the_engine_error_names_the_games_own_engines():
+    done = cavekit_command("match", "caverna", "--agents", "random", "random", "--games", "1", "--engine", "fast")
     assert done.returncode == 2
-    assert done.stderr.strip() == ("cavekit: error: --engine compiled: caverna has no such engine; its engines: "
-                                   "reference (default)")
+    assert done.stderr.strip() == ("cavekit: error: --engine fast: caverna has no such engine; its engines: "
+                                   "compiled (default), reference")
 
 
 @pytest.mark.parametrize("game", ["cvc", "pairs", "cavum"])
