@@ -56,6 +56,14 @@ cdef inline int future_outcome(const GameState* s, const Future* f) noexcept nog
     return f.items[component][item]
 
 
+cdef void load_future(const int8_t[:, ::1] future, Future* f) noexcept:
+    """Copy a future given as an array (NUM_DEAL_COMPONENTS x MAX_DEAL_ITEMS) into `f`."""
+    cdef int i, j
+    for i in range(NUM_DEAL_COMPONENTS):
+        for j in range(MAX_DEAL_ITEMS):
+            f.items[i][j] = future[i, j]
+
+
 cdef int greedy_end(SegmentEnumerator e, const GameState* s, const Evaluator* ev) noexcept nogil:
     """Enumerate the mover's segments from `s` and return the index of the end the value likes best."""
     cdef int i, best = -1, player = current_player(s)
@@ -156,7 +164,7 @@ cdef class Planner:
         cdef const GameState* root = state_struct(state)
         cdef GameState s
         cdef Future* f = <Future*>PyMem_Malloc(futures.shape[0] * sizeof(Future))
-        cdef int n, kept, i, j, k, index, player = current_player(root)
+        cdef int n, kept, i, k, index, player = current_player(root)
         cdef double total, started = now()
         if player < 0:
             raise ValueError("cvc_plan searches from a position where a player is to move")
@@ -166,9 +174,7 @@ cdef class Planner:
             raise MemoryError()
         try:
             for k in range(futures.shape[0]):
-                for i in range(NUM_DEAL_COMPONENTS):
-                    for j in range(MAX_DEAL_ITEMS):
-                        f[k].items[i][j] = futures[k, i, j]
+                load_future(futures[k], &f[k])
             self.roots.run(root)
             n = self.roots.rank_ends(player, &self.ev)
             kept = n if n < self.candidates else self.candidates
@@ -266,10 +272,7 @@ def dealt_outcome(state, const int8_t[:, ::1] future) -> int:
     """The outcome `future` deals at the chance node `state` is at (what the play-outs apply there)."""
     cdef const GameState* s = state_struct(state)
     cdef Future f
-    cdef int i, j
     if current_player(s) != CHANCE:
         raise ValueError("the position is not a chance node")
-    for i in range(NUM_DEAL_COMPONENTS):
-        for j in range(MAX_DEAL_ITEMS):
-            f.items[i][j] = future[i, j]
+    load_future(future, &f)
     return future_outcome(s, &f)

@@ -76,6 +76,12 @@ def value_features(d: dict[str, Any], player: int) -> list[float]:
     return [float(values.get(name, 0)) for name in VALUE_FEATURES]
 
 
+def points_scored(d: dict[str, Any], player: int) -> int:
+    """Points `player` has scored so far in the position `d` (a `to_dict()`): rooms and gold."""
+    board = d["players"][player]
+    return sum(rules().rooms[room].vp for room in board["spaces"] if room >= 0) + board["goods"][GOLD]
+
+
 @dataclass(frozen=True)
 class ValueModel:
     """The learned weights for one player count: per feature, its weight times the share of turns left
@@ -88,11 +94,8 @@ class ValueModel:
 
     def expected_points(self, d: dict[str, Any], player: int, share: float) -> float:
         """`player`'s expected final points in the position `d` (a `to_dict()`), `share` of turns left."""
-        r = rules()
-        board = d["players"][player]
-        points = sum(r.rooms[room].vp for room in board["spaces"] if room >= 0) + board["goods"][GOLD]
         features = value_features(d, player)
-        return (points + share * sum(w * f for w, f in zip(self.by_share, features))
+        return (points_scored(d, player) + share * sum(w * f for w, f in zip(self.by_share, features))
                 + share * share * sum(w * f for w, f in zip(self.by_share2, features)))
 
 

@@ -35,11 +35,10 @@ from tqdm import tqdm
 
 from ...core import load_game
 from ...core.api import CHANCE
-from ...core.cvc.rules import GOLD, rules
 from ...core.deal import deal_seed, new_deal
 from ...search.cvc_evaluation import compiled_value_features
 from ...search.cvc_planner import GreedyPolicy, Planner, sample_future
-from ...search.cvc_value import VALUE_FEATURES, VALUE_FILE, parse_value_file
+from ...search.cvc_value import VALUE_FEATURES, VALUE_FILE, parse_value_file, points_scored
 from ...search.cvc_heuristic import cvc_turns_left_share
 
 PLAYER_COUNTS = (1, 2)
@@ -81,22 +80,16 @@ def play_game(players: int, value: str, master_seed: int, index: int, candidates
                 for action in child["actions"]:
                     end.apply_action(action)
                 rows.append((compiled_value_features(end, player), cvc_turns_left_share(end),
-                             float(points_of(end.to_dict(), player)), child["value"]))
+                             float(points_scored(end.to_dict(), player)), child["value"]))
             d = state.to_dict()
             leads.append(([compiled_value_features(state, p) for p in range(players)], cvc_turns_left_share(state),
-                          [float(points_of(d, p)) for p in range(players)]))
+                          [float(points_scored(d, p)) for p in range(players)]))
         segments = policy.best_segments(state, TOP_EXPLORE)
         pick = int(rng.integers(len(segments))) if len(segments) > 1 and rng.random() < EXPLORE else 0
         for action in segments[pick]:
             state.apply_action(action)
     return {"rows": rows, "leads": leads, "scores": [float(x) for x in state.scores()],
             "returns": [float(x) for x in state.returns()]}
-
-
-def points_of(d: dict[str, Any], player: int) -> int:
-    """Points scored so far: the player's rooms and gold."""
-    board = d["players"][player]
-    return sum(rules().rooms[room].vp for room in board["spaces"] if room >= 0) + board["goods"][GOLD]
 
 
 def design(features: np.ndarray, share: np.ndarray) -> np.ndarray:
