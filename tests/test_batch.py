@@ -152,7 +152,10 @@ def long_match_command(out: Path, *extra: str) -> list[str]:
 
 def started_match(command: list[str], out: Path, **streams) -> subprocess.Popen:
     """`command` running in a session of its own, once it has stored its first chunk in `out`."""
-    process = subprocess.Popen(command, start_new_session=True, **streams)
+    # Ctrl-C as from a shell: the test runner's process (pytest-xdist's workers) may be ignoring SIGINT, and a
+    # child would inherit that
+    process = subprocess.Popen(command, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **streams)
     deadline = time.monotonic() + 180
     while _chunks_listed(out) < 1:
         if process.poll() is not None or time.monotonic() > deadline:

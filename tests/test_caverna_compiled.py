@@ -254,13 +254,22 @@ def note(coverage: Counter, ref, action: int) -> None:
 def assert_same_game(ref, fast, rng, coverage: Counter | None = None, policy=random_policy, max_steps=None) -> int:
     """Play both states with the same moves, comparing them at every step; the number of steps."""
     steps = 0
+    players, scores = None, []
     while True:
         legal = ref.legal_actions()
         assert fast.legal_actions() == legal, f"legal actions differ at step {steps}"
         assert fast.current_player() == ref.current_player()
-        assert fast.serialize() == ref.serialize(), f"records differ at step {steps}"
-        assert fast.scores() == ref.scores()
-        if steps % 25 == 0:
+        # The record is the parameters, the history (the same moves) and `to_dict()`: the position is compared
+        # at every step, the whole JSON record every 25th step and at the end.
+        position = ref.to_dict()
+        assert fast.to_dict() == position, f"positions differ at step {steps}"
+        if position["players"] != players:     # the reference's (slow) scoring reads only a player's own part
+            scores = [scores[q] if players and part == players[q] else ref.score_sheet(q).total
+                      for q, part in enumerate(position["players"])] or ref.scores()
+            players = position["players"]
+        assert fast.scores() == scores, f"scores differ at step {steps}"
+        if steps % 25 == 0 or ref.is_terminal():
+            assert fast.serialize() == ref.serialize(), f"records differ at step {steps}"
             assert fast.observation_tensor(0) == ref.observation_tensor(0)
             assert str(fast) == str(ref)
         if ref.is_terminal():
@@ -287,22 +296,43 @@ def assert_same_game(ref, fast, rng, coverage: Counter | None = None, policy=ran
         steps += 1
 
 
-# Games per player count in the default run (the reference plays one solo game in ~0.1 s, a 7-player one in
-# ~1.5 s; with both engines' records compared at every step about twice that).
-DEFAULT_GAMES = {1: 150, 2: 60, 3: 15, 4: 8, 5: 3, 6: 3, 7: 3}
+# Games per player count in the default run: 2,000 in all (one reference solo game takes ~0.07 CPU-s compared
+# step by step, a 7-player one ~1.2 s), and in the slow run 100,000 more. Each count is played in chunks of
+# about 20 CPU-seconds, so that `pytest -n 2` shares them between the cores.
+DEFAULT_GAMES = {1: 1000, 2: 600, 3: 200, 4: 120, 5: 40, 6: 20, 7: 20}
+SLOW_GAMES = {1: 50000, 2: 30000, 3: 8000, 4: 6000, 5: 2500, 6: 2000, 7: 1500}
+DEFAULT_CHUNK = {1: 250, 2: 100, 3: 50, 4: 40, 5: 20, 6: 20, 7: 20}
+SLOW_CHUNK = {1: 2500, 2: 1000, 3: 500, 4: 400, 5: 250, 6: 200, 7: 150}
 PREFIXES = 50
-SLOW_GAMES = {1: 30000, 2: 30000, 3: 15000, 4: 10000, 5: 6000, 6: 5000, 7: 4000}   # 100,000 in all
 
 
-@pytest.mark.parametrize("players", [1, 2, 3, 4, 5, 6, 7])
-def test_engines_agree_on_random_games(players):
+def chunks(games: dict[int, int], size: dict[int, int], start: dict[int, int] | None = None):
+    """(players, first seed, games) for each chunk of the counts."""
+    return [(players, (start or {}).get(players, 0) + first, min(size[players], n - first))
+            for players, n in games.items() for first in range(0, n, size[players])]
+
+
+def play_random_games(players: int, first: int, games: int) -> Counter:
+    """Seeds first .. first + games - 1 of `players`' random games, compared step by step; the coverage."""
     ref_game, fast_game = both(players)
     coverage = Counter()
-    for seed in range(DEFAULT_GAMES[players]):
+    for seed in range(first, first + games):
         rng = np.random.default_rng([players, seed])
         assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng, coverage)
-    assert coverage["games"] == DEFAULT_GAMES[players]
+    assert coverage["games"] == games
+    return coverage
+
+
+@pytest.mark.parametrize("players,first,games", chunks(DEFAULT_GAMES, DEFAULT_CHUNK),
+                         ids=lambda v: str(v))
+def test_engines_agree_on_random_games(players, first, games):
+    coverage = play_random_games(players, first, games)
     assert coverage["feed"] > 0 and coverage["feed with begging"] > 0 and coverage["expedition loot"] > 0
+
+
+def test_the_default_run_compares_two_thousand_games():
+    assert sum(games for _, _, games in chunks(DEFAULT_GAMES, DEFAULT_CHUNK)) == sum(DEFAULT_GAMES.values()) == 2000
+    assert sum(games for _, _, games in chunks(SLOW_GAMES, SLOW_CHUNK, DEFAULT_GAMES)) == 100000
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -531,9 +561,7 @@ def test_compiled_states_clone_pickle_and_replay():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players", [1, 2, 3, 4, 5, 6, 7])
-def test_engines_agree_on_many_random_games(players):
-    ref_game, fast_game = both(players)
-    for seed in range(DEFAULT_GAMES[players], DEFAULT_GAMES[players] + SLOW_GAMES[players]):
-        rng = np.random.default_rng([players, seed])
-        assert_same_game(ref_game.new_initial_state(), fast_game.new_initial_state(), rng)
+@pytest.mark.parametrize("players,first,games", chunks(SLOW_GAMES, SLOW_CHUNK, DEFAULT_GAMES), ids=lambda v: str(v))
+def test_engines_agree_on_many_random_games(players, first, games):
+    """The seeds after the default run's."""
+    play_random_games(players, first, games)

@@ -537,6 +537,7 @@ def _tokens(board: Board) -> tuple[list[list[str]], list[tuple[Pos, str]]]:
     return grid, [(pos, _token(board, pos, labels)) for pos, _ in board.overhang]
 
 
+@lru_cache(maxsize=8192)  # records and observations render every board at every step; boards are immutable
 def render(board: Board) -> str:
     """The board as text: 4 rows of 6 tokens (forest | mountain), then one `@row,col TOKEN` line per overhang."""
     grid, overhang = _tokens(board)
