@@ -330,9 +330,11 @@ def test_the_ai_moves_in_another_process_and_other_requests_are_answered_meanwhi
             if not view["thinking"]:
                 break
             time.sleep(0.02)
+        # A server that waited for the AI would answer the first request only when the move is made. (A single
+        # slow answer can happen on a loaded machine, so the typical answer is compared with the AI's time.)
         assert len(answered) > 3, "the AI answered too fast to show that it does not block"
-        assert max(answered) < 0.8, answered
         assert view["your_turn"] and view["ai_seconds"] > 0
+        assert sorted(answered)[len(answered) // 2] < view["ai_seconds"] / 4, (answered, view["ai_seconds"])
         assert any(entry["player"] == 1 for entry in view["log"])
 
 
