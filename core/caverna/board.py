@@ -153,12 +153,16 @@ def _grid_positions() -> tuple[Pos, ...]:
     return tuple((row, col) for row in range(r.rows) for col in range(r.cols))
 
 
+# on_board, area and _occupied are memoised: the placement checks ask them hundreds of thousands of times a game
+
+@lru_cache(maxsize=None)
 def on_board(pos: Pos) -> bool:
     """True for the 24 printed spaces."""
     r = rules()
     return 0 <= pos[0] < r.rows and 0 <= pos[1] < r.cols
 
 
+@lru_cache(maxsize=None)
 def area(pos: Pos) -> str:
     """FOREST or MOUNTAIN, for on-board positions and the overhang positions around them."""
     r = rules()
@@ -228,9 +232,10 @@ def _forest_anchor(config: Config) -> set[Pos]:
     return {n for p in r.preprinted for n in neighbours(p) if on_board(n) and area(n) == FOREST}
 
 
-def _occupied(board: Board, area_name: str, config: Config) -> set[Pos]:
+@lru_cache(maxsize=8192)
+def _occupied(board: Board, area_name: str, config: Config) -> frozenset[Pos]:
     """Usable positions of an area holding a tile."""
-    return {p for p, s in board.items(config) if area(p) == area_name and s.terrain != EMPTY}
+    return frozenset(p for p, s in board.items(config) if area(p) == area_name and s.terrain != EMPTY)
 
 
 def check_placement(board: Board, placement: Placement, config: Config | None = None) -> str | None:
@@ -343,7 +348,9 @@ def _candidates(board: Board, tile: str, config: Config) -> list[Placement]:
         return [Placement(tile, (p,), ()) for p in cells]
     if len(halves) == 1:
         return [Placement(tile, (p,), halves) for p in cells]
-    pairs = [(a, b) for a in cells for b in cells if adjacent(a, b)]
+    # the pairs in the order of `cells` for both halves (so placements keep their order), found by neighbours
+    order = {p: i for i, p in enumerate(cells)}
+    pairs = [(a, b) for a in cells for b in sorted((n for n in neighbours(a) if n in order), key=order.__getitem__)]
     if tile in NEW_LAND and _office(board):
         hanging = [p for name in (FOREST, MOUNTAIN) for p in overhang_positions(name) if board.at(p) is None]
         pairs += [(a, b) for a in cells if on_board(a) for b in hanging if adjacent(a, b)]
