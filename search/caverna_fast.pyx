@@ -51,6 +51,9 @@ four. Most of that is the engine, not the port: `perf` puts about 70% of a playo
 legal-action generation (furnish_targets, payment_choices, placement_legal, atom_actions, the affordability
 checks) and about 14% in the evaluator (score sheet included), so a faster policy needs a faster
 `legal_actions` in core/caverna/compiled.pyx.
+
+The structs (Weights, Line, Policy) and the C functions other modules may `cimport` are declared in
+caverna_fast.pxd.
 """
 cimport cython
 from libc.math cimport INFINITY, tanh
@@ -59,9 +62,10 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from cavekit.core.compiled_common cimport next_random, search_rng
-from cavekit.core.caverna.compiled cimport (CK_NONE, K_CONVERT, K_END_TURN, K_ORDER, K_PEACEFUL, K_PLACE, HK_FEED_1, HK_MARKER, HK_NO_HARVEST, HK_NONE, MAX_ACTIONS,
-                                           MAX_CARDS, MAX_PLAYERS, NO_SPACE, NUM_ANIMALS, NUM_GOODS, NUM_GRID,
-                                           NUM_POS, PH_CHOICE, PH_FEEDING, PH_OVER, PH_START, PH_WORK, T_CAVERN,
+from cavekit.core.caverna.compiled cimport (CK_NONE, HK_FEED_1, HK_MARKER, HK_NO_HARVEST, HK_NONE, K_CONVERT,
+                                           K_END_TURN, K_ORDER, K_PEACEFUL, K_PLACE, MAX_ACTIONS, MAX_CARDS,
+                                           MAX_PLAYERS, NO_SPACE, NUM_ANIMALS, NUM_GOODS, NUM_GRID, NUM_POS,
+                                           PH_CHOICE, PH_FEEDING, PH_OVER, PH_START, PH_WORK, T_CAVERN,
                                            T_DEEP_TUNNEL, T_FIELD, T_MEADOW, T_TUNNEL, Board, Config, CoreState,
                                            GameState, Player, Summary, Tables, apply_action, chance_kind,
                                            chance_outcomes, current_player, dwarf_room, dwarfs_of, family_limit,
@@ -77,43 +81,9 @@ from ..core.caverna.spec import SPEC
 from .agent import choosable_actions, register_agent
 from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED
 
-cdef enum:
-    NUM_BOARD_FEATURES = 6      # BOARD_FEATURES order: empty_cavern tunnel crop_on_field empty_field meadow stable
-    MAX_TURN_STEPS = 64         # the most `max_turn_steps` allowed (a turn has far fewer sub-actions)
-    MAX_LINE = MAX_TURN_STEPS + 1
-    MAX_GROUPS = 64             # representative groups: one per furnishing, one per crop
-
 assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
 assert (K_PLACE, K_ORDER, K_END_TURN, K_CONVERT, K_PEACEFUL) == (PLACE, ORDER, END_TURN, CONVERT, PEACEFUL), \
     "core/caverna/compiled.pxd's action kinds disagree with actions.py"
-
-ctypedef struct Weights:
-    double goods[NUM_GOODS]                 # rules.GOODS order (the struct's)
-    double dwarf_round
-    double free_room_round
-    double weapon
-    double breeding_pair
-    double board[NUM_BOARD_FEATURES]
-    double dwelling_plan
-    double dwarf_food
-    double feeding_urgency
-    double scale                            # CAVERNA_SCALE: points of lead for tanh
-
-ctypedef struct Line:
-    double value
-    int n
-    int actions[MAX_LINE]
-
-ctypedef struct Policy:
-    const Weights* w
-    uint64_t* rng                           # tie noise (the agent's generator, or a playout's)
-    bint turn_lookahead
-    int max_turn_steps
-    double noise                            # 1e-9 as in Python; 0 makes the first of equal values win
-    int plan[MAX_LINE]                      # the line being followed: plan[plan_pos] is next
-    int plan_n
-    int plan_pos
-
 
 # ------------------------------------------------------------------------------------------------
 # Tables read from the Python data once
@@ -181,10 +151,8 @@ cdef Weights weights_from(dict weights, double scale) except *:
     return w
 
 
-@cython.final
 cdef class CavernaWeights:
-    """A setting of the evaluator's weights for the C code (`make_weights`)."""
-    cdef Weights w
+    """A setting of the evaluator's weights for the C code (`make_weights`; the struct `w` is in the .pxd)."""
 
 
 def make_weights(weights: dict | None = None, scale: float = CAVERNA_SCALE) -> CavernaWeights:
