@@ -1795,111 +1795,6 @@ from . import actions as pa
 from .state import HARVEST_KINDS as HARVEST_KINDS_PY, PHASES as PHASES_PY, StateMixin
 from libc.stdlib cimport free, malloc
 
-cdef enum:
-    CHANCE_PLAYER = -1
-    TERMINAL_PLAYER = -4
-    PH_START = 0
-    PH_WORK = 1
-    PH_CHOICE = 2
-    PH_FEEDING = 3
-    PH_BREEDING = 4
-    PH_FINAL = 5
-    PH_OVER = 6
-    HK_UNSET = 0               # state.HARVEST_KINDS order
-    HK_NONE = 1
-    HK_NORMAL = 2
-    HK_FEED_1 = 3
-    HK_NO_HARVEST = 4
-    HK_FIELD_OR_BREEDING = 5
-    HK_MARKER = 9
-    CK_NONE = 0
-    CK_START_PLAYER = 1
-    CK_ROUND_CARD = 2
-    CK_HARVEST_MARKER = 3
-    # effect node kinds: the data's atoms in `effect_dsl.atoms` order, then the combinators
-    A_TAKE = 0
-    A_GAIN = 1
-    A_GAIN_PER = 2
-    A_GAIN_IF = 3
-    A_TWIN = 4
-    A_PLACE_TILE = 5
-    A_SINGLE = 6
-    A_EXPEDITION = 7
-    A_FORGE = 8
-    A_SOW = 9
-    A_GROW = 10
-    A_FURNISH = 11
-    A_FENCE_SMALL = 12
-    A_FENCE_LARGE = 13
-    A_STABLE = 14
-    A_START_PLAYER = 15
-    A_IMITATE = 16
-    A_TRADE = 17
-    A_MARKET = 18
-    A_WEAPONS = 19
-    A_BREED = 20
-    K_ALL = 30
-    K_ANY = 31
-    K_THEN_ANY = 32
-    K_ONE = 33
-    # action kinds: actions.py's PLACE ... PAY
-    K_PLACE = 0
-    K_ORDER = 1
-    K_END_TURN = 2
-    K_COLLECT = 3
-    K_TILE = 4
-    K_STABLE = 5
-    K_FURNISH = 6
-    K_SOW = 7
-    K_GROW = 8
-    K_FORGE = 9
-    K_LOOT = 10
-    K_BREED = 11
-    K_TRADE = 12
-    K_MARKET = 13
-    K_BUY_TILE = 14
-    K_IMITATE = 15
-    K_CONVERT = 16
-    K_RELEASE = 17
-    K_FEED = 18
-    K_WORKING_CAVE = 19
-    K_HARVEST_CHOICE = 20
-    K_SOLO_KEEP = 21
-    K_SKIP = 22
-    K_PEACEFUL = 23
-    K_PAY = 24
-    MAX_PLAYERS = 7
-    MAX_SPACES = 64
-    MAX_DWARFS = 8
-    TREE_NODES = 20
-    MAX_NODES = 2400
-    MAX_CHILDREN = 6
-    MAX_LOOT = 32
-    MAX_PENDING = 8
-    NUM_MARKET = 10
-    MAX_TABLES = 8192
-    MAX_CARDS = 16
-
-ctypedef struct Node:
-    int8_t kind
-    int8_t parent                       # local index in its tree, -1 for the root
-    int8_t nchild
-    int8_t child[MAX_CHILDREN]
-    int8_t optional
-    int16_t goods[NUM_HOLD]             # gain, gain_per, gain_if: goods; trade: get
-    int16_t pay[NUM_HOLD]               # trade: pay; build_stable, fences: cost; furnish: a cost instead of printed
-    int8_t printed                      # furnish: pay the printed cost
-    uint16_t tiles                      # bit t: tile t (twin, place_tile, single)
-    int8_t on                           # place_tile: 0 anywhere, 1 ordinary tunnel, 2 deep tunnel
-    int8_t level                        # expedition
-    int8_t max_strength                 # forge_weapon
-    int8_t max_grain                    # sow
-    int8_t max_vegetable
-    int8_t max_types                    # breed
-    int8_t max_times                    # trade
-    int8_t ruby_mines                   # gain_if
-    uint64_t furnish_mask               # furnish: bit f: the wording allows furnishing f
-
 cdef Node NODES[MAX_NODES]
 cdef int NUM_NODES = 0
 cdef int TREE_BASE[MAX_SPACES][2]       # [space][armed]: the first node of the space's tree
@@ -1907,113 +1802,6 @@ cdef int TREE_SIZE[MAX_SPACES][2]
 cdef int LOOT_NODE[MAX_LOOT]            # the loot item's effect (one atom)
 cdef int NUM_LOOT
 
-ctypedef struct Player:
-    Board board
-    int16_t goods[NUM_GOODS]
-    int16_t animals[NUM_ANIMALS]
-    int8_t ready[MAX_DWARFS]            # weapons of the dwarfs at home (ascending)
-    int8_t n_ready
-    int8_t placed[MAX_DWARFS]           # weapons of the dwarfs on spaces, in placement order
-    int8_t n_placed
-    int8_t newborns
-    int16_t begging
-    int8_t income_n[12]                 # supplier goods waiting on round index k, in the order they came
-    int8_t income_good[12][3]
-    int16_t income_amt[12][3]
-    uint64_t trades_used                # bit f: furnishing f traded in this harvest window
-    uint8_t extension_both_used
-
-ctypedef struct Turn:
-    int8_t space
-    int8_t dwarf
-    int8_t tree_space                   # -1: an Imitation space whose target is not chosen yet
-    int8_t tree_armed
-    int8_t imitating
-    int8_t target                       # -1: ""
-    int8_t done[TREE_NODES]
-    int8_t open
-    int8_t sown[2]
-    int8_t exp_items[MAX_LOOT]
-    int8_t n_exp
-    int8_t exp_strength
-    int8_t bought[NUM_MARKET]
-    int8_t n_bought
-    int8_t pend_loot[MAX_PENDING]
-    int8_t pend_sown[MAX_PENDING][2]
-    int8_t n_pending
-    uint8_t fence_discounted
-    uint8_t did_something
-    int8_t pay_fid                      # -1: no payment choice waiting
-    int8_t pay_pos
-    int8_t pay_node                     # the furnish atom (local node), or -2 for the pending loot item
-
-ctypedef struct GameState:
-    Player players[MAX_PLAYERS]
-    Turn turn
-    int16_t goods_on[MAX_SPACES][NUM_HOLD]
-    uint8_t goods_on_key[MAX_SPACES]    # the space has an entry in `goods_on`
-    int8_t occupied[MAX_SPACES]
-    int8_t occ_order[MAX_SPACES]
-    int8_t n_occ
-    int8_t imitated[MAX_SPACES]
-    int8_t imit_order[MAX_SPACES]
-    int8_t n_imit
-    int8_t spaces[MAX_SPACES]
-    int8_t n_spaces
-    int8_t cleanup[MAX_SPACES]
-    int8_t n_cleanup
-    uint64_t built
-    int8_t num_players
-    int16_t tables
-    int8_t round
-    int8_t phase
-    int8_t starter
-    int8_t actor
-    int8_t cards[12]
-    int8_t n_cards
-    int8_t markers[12]
-    int8_t markers_left[2]
-    int8_t reds_seen
-    uint8_t has_turn
-    int8_t next_dwarf
-    int8_t queue[MAX_PLAYERS]
-    int8_t n_queue
-    int8_t harvest_kind
-    int8_t choices[MAX_PLAYERS]         # 0, 1 fields, 2 breeding
-    uint8_t working_cave_used
-    int8_t revealed
-    uint8_t overflow
-
-# What depends on the player count and the options (one entry per game setting in use)
-ctypedef struct Tables:
-    Config cfg
-    int8_t num_players
-    int8_t n_rounds
-    int8_t rounds[12]
-    int8_t n_board
-    int8_t board[MAX_SPACES]
-    int8_t fixed_card[13]               # by round number: the card not shuffled there, or -1
-    int8_t stage_of_round[13]
-    int8_t n_stage_cards[6]
-    int8_t stage_cards[6][MAX_CARDS]
-    uint8_t marker_round[13]
-    int8_t marker_mix[2]
-    int8_t harvest_event[13]
-    int8_t acc_n[MAX_SPACES]
-    int8_t acc_good[MAX_SPACES][4]
-    int8_t acc_empty[MAX_SPACES][4]
-    int8_t acc_other[MAX_SPACES][4]
-    uint8_t acc_paused[MAX_SPACES][13]  # by round number
-    int8_t imitation_cost[MAX_SPACES]
-    int8_t loot_min[MAX_LOOT]
-    int8_t starting_food[MAX_PLAYERS]
-    uint8_t sequential_loot
-    uint8_t imitation_copies_imitation
-    uint8_t once_per_harvest
-    int8_t solo_cleanup_min
-    uint8_t fence_per_pasture
-    uint8_t guest_every_time
-    uint8_t cost_a
 
 cdef Tables* TABLES[MAX_TABLES]           # made on demand, kept for the process
 cdef int NUM_TABLES = 0
@@ -2448,18 +2236,15 @@ cdef int tables_for(object game) except -1:
 # ------------------------------------------------------------------------------------------------
 # Small helpers on the state
 
-cdef inline const Tables* tab(const GameState* s) noexcept nogil:
+cdef const Tables* tab(const GameState* s) noexcept nogil:
+    """The tables of the state's game setting (not inline: declared in compiled.pxd for the searchers)."""
     return TABLES[s.tables]
 
 
-cdef inline int round_no(const GameState* s) noexcept nogil:
+cdef int round_no(const GameState* s) noexcept nogil:
     """The printed number of the current round (`ReferenceState.round_no`)."""
     cdef const Tables* t = tab(s)
     return t.rounds[s.round if s.round < t.n_rounds else t.n_rounds - 1]
-
-
-cdef inline int dwarfs_of(const Player* p) noexcept nogil:
-    return p.n_ready + p.n_placed + p.newborns
 
 
 cdef inline void holdings_of(const Player* p, int* h) noexcept nogil:
@@ -2758,21 +2543,35 @@ cdef void forge_cost(const Board* b, int strength, int* cost) noexcept nogil:
     one_good(cost, H_ORE, ore)
 
 
-cdef bint can_grow_family(const Board* b, const Config* cfg, int dwarfs) noexcept nogil:
-    """`furnishings.can_grow_family`: more dwelling room than dwarfs, fewer dwarfs than the limit."""
-    cdef int k, i, fid, room = 0, limit = FAMILY_LIMIT
+cdef int dwarf_room(const Board* b, const Config* cfg, int dwarfs) noexcept nogil:
+    """`furnishings.dwarf_room`: room in the dwellings (the Additional dwelling's only from the 5th dwarf on)."""
+    cdef int k, i, fid, room = 0
     for k in range(NUM_ITER):
         i = ITER[k]
         if not usable(b, cfg, i):
             continue
         fid = b.sp[i].furnishing
-        if fid < 0:
-            continue
-        if not (F_ROOM_ONLY_FOR[fid] and dwarfs < F_ROOM_ONLY_FOR[fid] - 1):
+        if fid >= 0 and not (F_ROOM_ONLY_FOR[fid] and dwarfs < F_ROOM_ONLY_FOR[fid] - 1):
             room += F_DWARF_CAP[fid]
-        if F_FAMILY_CAP[fid] > limit:
+    return room
+
+
+cdef int family_limit(const Board* b, const Config* cfg) noexcept nogil:
+    """`furnishings.family_limit`: the most dwarfs a family may have (raised by the Additional dwelling)."""
+    cdef int k, i, fid, limit = FAMILY_LIMIT
+    for k in range(NUM_ITER):
+        i = ITER[k]
+        if not usable(b, cfg, i):
+            continue
+        fid = b.sp[i].furnishing
+        if fid >= 0 and F_FAMILY_CAP[fid] > limit:
             limit = F_FAMILY_CAP[fid]
-    return dwarfs < room and dwarfs < limit
+    return limit
+
+
+cdef bint can_grow_family(const Board* b, const Config* cfg, int dwarfs) noexcept nogil:
+    """`furnishings.can_grow_family`: more dwelling room than dwarfs, fewer dwarfs than the limit."""
+    return dwarfs < dwarf_room(b, cfg, dwarfs) and dwarfs < family_limit(b, cfg)
 
 
 cdef inline int ore_mines(const Board* b) noexcept nogil:
@@ -4489,9 +4288,8 @@ cdef class CoreState(CompiledStateBase):
 
     What the shared Python code (StateMixin, the records, the agents' evaluator) reads of a position and the
     C struct does not answer directly is read from `to_reference()`, the same position as a ReferenceState.
+    The struct `s` is declared in compiled.pxd, so searchers (search/caverna_fast.pyx) read it directly.
     """
-
-    cdef GameState s
 
     def __init__(self, game):
         self._game = game

@@ -1,0 +1,50 @@
+# The Caverna evaluator and heuristic policy in C (caverna_fast.pyx), for searchers and tuners that
+# `cimport` them: the weights, the policy with its plan, and the functions on the engine's struct.
+from libc.stdint cimport uint64_t
+from cavekit.core.caverna.compiled cimport NUM_GOODS, GameState
+
+cdef enum:
+    NUM_BOARD_FEATURES = 6      # BOARD_FEATURES order: empty_cavern tunnel crop_on_field empty_field meadow stable
+    MAX_TURN_STEPS = 64         # the most `max_turn_steps` allowed (a turn has far fewer sub-actions)
+    MAX_LINE = MAX_TURN_STEPS + 1
+    MAX_GROUPS = 64             # representative groups: one per furnishing, one per crop
+
+ctypedef struct Weights:
+    double goods[NUM_GOODS]                 # rules.GOODS order (the struct's)
+    double dwarf_round
+    double free_room_round
+    double weapon
+    double breeding_pair
+    double board[NUM_BOARD_FEATURES]
+    double dwelling_plan
+    double dwarf_food
+    double feeding_urgency
+    double scale                            # CAVERNA_SCALE: points of lead for tanh
+
+ctypedef struct Line:
+    double value
+    int n
+    int actions[MAX_LINE]
+
+ctypedef struct Policy:
+    const Weights* w
+    uint64_t* rng                           # tie noise (the agent's generator, or a playout's)
+    bint turn_lookahead
+    int max_turn_steps
+    double noise                            # 1e-9 as in Python; 0 makes the first of equal values win
+    int plan[MAX_LINE]                      # the line being followed: plan[plan_pos] is next
+    int plan_n
+    int plan_pos
+
+
+cdef void expected_points(const GameState* s, const Weights* w, double* out) noexcept nogil
+cdef void evaluate(const GameState* s, const Weights* w, double* out) noexcept nogil
+cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil
+cdef int play_policy(GameState* s, Policy* pol, int stop_round) noexcept nogil
+cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil
+cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, int candidates, int rollouts,
+                      int horizon, Line* best) noexcept nogil
+
+
+cdef class CavernaWeights:
+    cdef Weights w

@@ -1,0 +1,847 @@
+"""The Caverna evaluator and heuristic policy in C, on the compiled engine's struct (`core/caverna/compiled.pxd`).
+
+A port of `search/caverna_agents.py`, read side by side with it: the same functions in the same order
+(`_timing`, `_room`, `_board_features`, `expected_points`, `caverna_evaluate`, `_representatives`, the
+heuristic's `_best_step`, `turn_lines`, `_complete_turn`, `planned`/`follow`, and the rollout agent's
+`_rollout`), with the same numbers: the C evaluator equals the Python one within 1e-9 on every kind of
+position (tests/test_caverna_fast.py), and the C policy's choices are the Python heuristic's best choices
+(the very same choices and planned lines when neither adds tie noise).
+The weights are read from `CAVERNA_WEIGHTS` and `CAVERNA_SCALE` when the module loads (one source of
+truth); `make_weights` builds other settings for a caller (a tuner) to pass in.
+
+What differs from the Python agents, by design:
+- the tie noise (1e-9 times a uniform draw, as in Python) comes from compiled_common's xorshift generator,
+  so seeded games differ from the Python agents' games wherever two choices evaluate the same;
+- inside C playouts (`heuristic_playout`, the pilot's rollouts) the plan being followed is checked against
+  every action applied (a chance outcome or another action drops it), which is what the Python agent's
+  history comparison amounts to; the agents' `step` compares histories as the Python agent does;
+- the pilot's rollouts each draw one generator state from the pilot's generator and use it for both the
+  rollout policy's tie noise and the chance outcomes (Python: a new heuristic seeded from the pilot's
+  generator, chance from the pilot's generator).
+The agents play compiled states (the default engine); a reference state is converted with
+`CompiledState.from_reference` at each step (correct but slower: use the compiled engine).
+
+`caverna_greedy` is `caverna_heuristic` in C, `caverna_pilot` is `caverna_rollout` in C.
+
+Measured 2026-12-02 in one process on the shared 2-core box (load average about 2.8 from other work), solo
+games with chance sampled from numpy seeded by the game number, `process_time` per game:
+    caverna_heuristic (Python)     5 games: mean 47.4 (sd 1.9), 0.976 CPU-s a game, 1.0 games/s
+    caverna_greedy                20 games: mean 47.4 (sd 1.5), 0.011 CPU-s a game, 90 games/s (about 88x)
+    caverna_pilot:candidates=3    10 games: mean 61.0 (sd 5.0), 0.454 CPU-s a game (caverna_agents.py's
+                                  figure for the Python caverna_rollout: 63 points in 24 CPU-s; about 50x)
+Command (from any folder but the repository root, whose `cavekit/` shadows the installed package):
+    python - <<'EOF'
+    import time, numpy as np
+    from cavekit.core import load_game
+    from cavekit.core.api import CHANCE, sample_chance_outcome
+    from cavekit.search import make_agent
+    def solo(spec, seed):
+        g = load_game("caverna", players=1); a = make_agent(spec, g, seed=seed); rng = np.random.default_rng(seed)
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            s.apply_action(sample_chance_outcome(s.chance_outcomes(), rng.random()) if s.current_player() == CHANCE
+                           else a.step(s))
+        return s.scores()[0]
+    for spec, games in [("caverna_heuristic", 5), ("caverna_greedy", 20), ("caverna_pilot:candidates=3", 10)]:
+        t = time.process_time(); scores = [solo(spec, k) for k in range(games)]; cpu = (time.process_time() - t) / games
+        print(spec, games, np.mean(scores), np.std(scores, ddof=1), cpu)
+    EOF
+A whole-game C playout (`heuristic_playouts`) takes about 15 ms solo, 34 ms with two players and 75 ms with
+four. Most of that is the engine, not the port: `perf` puts about 70% of a playout in the compiled engine's
+legal-action generation (furnish_targets, payment_choices, placement_legal, atom_actions, the affordability
+checks) and about 14% in the evaluator (score sheet included), so a faster policy needs a faster
+`legal_actions` in core/caverna/compiled.pyx.
+
+The structs (Weights, Line, Policy) and the C functions other modules may `cimport` are declared in
+caverna_fast.pxd.
+"""
+cimport cython
+from libc.math cimport INFINITY, tanh
+from libc.stdint cimport int8_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+
+from cavekit.core.compiled_common cimport next_random, search_rng
+from cavekit.core.caverna.compiled cimport (CK_NONE, HK_FEED_1, HK_MARKER, HK_NO_HARVEST, HK_NONE, K_CONVERT,
+                                           K_END_TURN, K_ORDER, K_PEACEFUL, K_PLACE, MAX_ACTIONS, MAX_CARDS,
+                                           MAX_PLAYERS, NO_SPACE, NUM_ANIMALS, NUM_GOODS, NUM_GRID, NUM_POS,
+                                           PH_CHOICE, PH_FEEDING, PH_OVER, PH_START, PH_WORK, T_CAVERN,
+                                           T_DEEP_TUNNEL, T_FIELD, T_MEADOW, T_TUNNEL, Board, Config, CoreState,
+                                           GameState, Player, Summary, Tables, apply_action, chance_kind,
+                                           chance_outcomes, current_player, dwarf_room, dwarfs_of, family_limit,
+                                           feeding_need, legal_actions, make_config, player_summary, returns,
+                                           score, tab)
+
+import numpy as np
+
+from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
+from ..core.caverna.compiled import CompiledState
+from ..core.caverna.rules import ANIMALS, FARM_ANIMALS, GOODS, default_config
+from ..core.caverna.spec import SPEC
+from .agent import choosable_actions, register_agent
+from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED
+
+assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
+assert (K_PLACE, K_ORDER, K_END_TURN, K_CONVERT, K_PEACEFUL) == (PLACE, ORDER, END_TURN, CONVERT, PEACEFUL), \
+    "core/caverna/compiled.pxd's action kinds disagree with actions.py"
+
+# ------------------------------------------------------------------------------------------------
+# Tables read from the Python data once
+
+cdef int NUM_ACTIONS = 0
+cdef int8_t KIND[MAX_ACTIONS]              # actions.py kind of each action
+cdef int8_t GROUP[MAX_ACTIONS]             # `_representatives` key: furnishing or crop group, -1: the action itself
+cdef int GOODS_WEIGHTED_IDX[NUM_GOODS]     # GOODS_WEIGHTED order -> struct goods index
+cdef int FARM_IDX[NUM_ANIMALS]
+cdef int NUM_FARM = 0
+cdef int WOOD, STONE, FOOD
+cdef Config DEFAULT_CFG                    # fu.dwarf_room / family_limit read the board with the default config
+cdef Weights DEFAULT_WEIGHTS
+
+
+def _load_tables() -> None:
+    """Action kinds and representative groups from the action table; goods and animals indices by name."""
+    global NUM_ACTIONS, NUM_FARM, WOOD, STONE, FOOD, DEFAULT_CFG
+    specs = action_table().specs
+    if len(specs) > MAX_ACTIONS:
+        raise ValueError(f"caverna_fast: {len(specs)} actions, more than MAX_ACTIONS={MAX_ACTIONS}")
+    NUM_ACTIONS = len(specs)
+    groups: dict = {}
+    for spec in specs:
+        KIND[spec.id] = spec.kind
+        if spec.kind == FURNISH:
+            key = (FURNISH, spec.fid)
+        elif spec.kind == SOW:
+            key = (SOW, spec.crop)
+        else:
+            GROUP[spec.id] = -1
+            continue
+        GROUP[spec.id] = groups.setdefault(key, len(groups))
+    if len(groups) > MAX_GROUPS:
+        raise ValueError(f"caverna_fast: {len(groups)} representative groups, more than {MAX_GROUPS}")
+    for k, name in enumerate(GOODS_WEIGHTED):
+        GOODS_WEIGHTED_IDX[k] = GOODS.index(name)
+    NUM_FARM = len(FARM_ANIMALS)
+    for k, name in enumerate(FARM_ANIMALS):
+        FARM_IDX[k] = ANIMALS.index(name)
+    WOOD, STONE, FOOD = GOODS.index("wood"), GOODS.index("stone"), GOODS.index("food")
+    DEFAULT_CFG = make_config(default_config())
+
+
+cdef Weights weights_from(dict weights, double scale) except *:
+    cdef Weights w
+    cdef int k
+    missing = sorted(set(CAVERNA_WEIGHTS) - set(weights))
+    unknown = sorted(set(weights) - set(CAVERNA_WEIGHTS))
+    if missing or unknown:
+        raise ValueError(f"caverna weights need exactly the keys of CAVERNA_WEIGHTS ({', '.join(CAVERNA_WEIGHTS)}); "
+                         f"missing: {missing}, unknown: {unknown}")
+    for k, name in enumerate(GOODS):
+        w.goods[k] = weights[name]
+    w.dwarf_round = weights["dwarf_round"]
+    w.free_room_round = weights["free_room_round"]
+    w.weapon = weights["weapon"]
+    w.breeding_pair = weights["breeding_pair"]
+    for k, name in enumerate(BOARD_FEATURES):
+        w.board[k] = weights[name]
+    w.dwelling_plan = weights["dwelling_plan"]
+    w.dwarf_food = weights["dwarf_food"]
+    w.feeding_urgency = weights["feeding_urgency"]
+    w.scale = scale
+    return w
+
+
+cdef class CavernaWeights:
+    """A setting of the evaluator's weights for the C code (`make_weights`; the struct `w` is in the .pxd)."""
+
+
+def make_weights(weights: dict | None = None, scale: float = CAVERNA_SCALE) -> CavernaWeights:
+    """C weights from a CAVERNA_WEIGHTS-style dict (default: CAVERNA_WEIGHTS) and the tanh scale."""
+    cdef CavernaWeights out = CavernaWeights.__new__(CavernaWeights)
+    if not scale > 0:
+        raise ValueError(f"the tanh scale must be positive; got {scale}")
+    out.w = weights_from(dict(CAVERNA_WEIGHTS if weights is None else weights), scale)
+    return out
+
+
+_load_tables()
+DEFAULT_WEIGHTS = weights_from(dict(CAVERNA_WEIGHTS), CAVERNA_SCALE)
+
+
+# ------------------------------------------------------------------------------------------------
+# The evaluator (caverna_agents.expected_points, caverna_evaluate)
+
+cdef inline double uniform(uint64_t* rng) noexcept nogil:
+    """A uniform double in [0, 1) from the top 53 bits."""
+    return (next_random(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef void _timing(const GameState* s, double* share, double* work_left_out, double* harvests_out) noexcept nogil:
+    """(share of work turns left, rounds of work left, harvests left) from the player's point of view."""
+    cdef const Tables* t = tab(s)
+    cdef int total = t.n_rounds, r = s.round, q, k, placed = 0, ready = 0, first, event
+    cdef double work_left, harvests = 0.0
+    if s.phase == PH_START:
+        work_left = total - r
+    elif s.phase == PH_WORK:
+        for q in range(s.num_players):
+            placed += s.players[q].n_placed
+            ready += s.players[q].n_ready
+        work_left = total - r - 1 + (<double>ready / max(1, placed + ready))
+    else:
+        work_left = total - r - 1
+    work_left = max(0.0, work_left)
+    first = r if s.phase == PH_START or s.phase == PH_WORK else r + 1
+    for k in range(first, total):
+        event = t.harvest_event[t.rounds[k]]
+        if event == HK_MARKER:
+            harvests += 0.75 if s.markers[k] < 0 else (1.0 if s.markers[k] == 0 else 0.6)
+        elif event != HK_NONE and event != HK_NO_HARVEST:
+            harvests += 1.0
+    share[0] = work_left / total
+    work_left_out[0] = work_left
+    harvests_out[0] = harvests
+
+
+cdef inline int _room(const Board* b, int dwarfs) noexcept nogil:
+    """Free dwelling room up to the family limit (the Python reads the board with the default config)."""
+    return max(0, min(dwarf_room(b, &DEFAULT_CFG, dwarfs), family_limit(b, &DEFAULT_CFG)) - dwarfs)
+
+
+cdef inline bint _usable(const Board* b, const Config* cfg, int pos) noexcept nogil:
+    """`board.items(config)`: the printed spaces, and the overhang positions in use when they are usable."""
+    return pos < NUM_GRID or (b.sp[pos].terrain != NO_SPACE and cfg.office_usable)
+
+
+cdef void _board_features(const Board* b, const Config* cfg, int* counts) noexcept nogil:
+    """Counts of empty caverns, tunnels, crops on fields, empty fields, meadows and stables (BOARD_FEATURES)."""
+    cdef int i, t
+    for i in range(NUM_BOARD_FEATURES):
+        counts[i] = 0
+    for i in range(NUM_POS):
+        if not _usable(b, cfg, i):
+            continue
+        t = b.sp[i].terrain
+        if t == T_CAVERN and b.sp[i].furnishing < 0:
+            counts[0] += 1
+        elif t == T_TUNNEL or t == T_DEEP_TUNNEL:
+            counts[1] += 1
+        elif t == T_FIELD:
+            if b.sp[i].crop:
+                counts[2] += b.sp[i].crop_count
+            else:
+                counts[3] += 1
+        elif t == T_MEADOW:
+            counts[4] += 1
+        if b.sp[i].stable:
+            counts[5] += 1
+
+
+cdef double _board_promise(const Board* b, const Config* cfg, const Weights* w) noexcept nogil:
+    """Empty caverns, tunnels, empty fields, meadows and stables, weighted (before the share)."""
+    cdef int counts[NUM_BOARD_FEATURES]
+    cdef int k
+    cdef double total = 0.0
+    _board_features(b, cfg, counts)
+    for k in range(NUM_BOARD_FEATURES):
+        total += w.board[k] * counts[k]
+    return total
+
+
+cdef inline bint _feeding_now(const GameState* s, int q) noexcept nogil:
+    """The player still has to feed in the harvest being carried out."""
+    cdef int k
+    if s.phase == PH_CHOICE:
+        return True
+    if s.phase == PH_FEEDING:
+        for k in range(s.n_queue):
+            if s.queue[k] == q:
+                return True
+    return False
+
+
+cdef inline int _need(const GameState* s, const Player* p, bint now) noexcept nogil:
+    """Food a player owes at a feeding (now: this harvest's, newborns at 1; else the next, all adults).
+    (The Python subtracts `feeding_discount(board, 0)`, which is always 0.)"""
+    cdef int need
+    if now and s.harvest_kind == HK_FEED_1:
+        need = dwarfs_of(p)
+    else:
+        need = 2 * dwarfs_of(p) - (p.newborns if now else 0)
+    return max(0, need)
+
+
+cdef void expected_points(const GameState* s, const Weights* w, double* out) noexcept nogil:
+    """Each player's estimated final score (caverna_agents.expected_points); players must be seated."""
+    cdef double share, work_left, harvests, promise, room, value
+    cdef const Config* cfg = &tab(s).cfg
+    cdef const Player* p
+    cdef Summary summary
+    cdef int q, k, dwarfs, weapons, pairs, food, need, now
+    _timing(s, &share, &work_left, &harvests)
+    for q in range(s.num_players):
+        p = &s.players[q]
+        dwarfs = dwarfs_of(p)
+        player_summary(s, q, &summary)
+        now = score(&summary, cfg)
+        promise = 0.0
+        for k in range(NUM_GOODS):
+            promise += w.goods[GOODS_WEIGHTED_IDX[k]] * p.goods[GOODS_WEIGHTED_IDX[k]]
+        room = <double>_room(&p.board, dwarfs)
+        if not room and dwarfs < family_limit(&p.board, &DEFAULT_CFG):
+            room = w.dwelling_plan * (min(p.goods[WOOD], 4) + min(p.goods[STONE], 3)) / 7.0
+        weapons = 0
+        for k in range(p.n_ready):
+            weapons += p.ready[k] if p.ready[k] > 0 else 0
+        for k in range(p.n_placed):
+            weapons += p.placed[k] if p.placed[k] > 0 else 0
+        promise += w.weapon * weapons
+        promise += _board_promise(&p.board, cfg, w)
+        value = now + share * promise + (w.dwarf_round * dwarfs + w.free_room_round * room) * work_left
+        value -= w.dwarf_food * max(0, s.num_players - 2) * dwarfs * harvests
+        pairs = 0
+        for k in range(NUM_FARM):
+            pairs += p.animals[FARM_IDX[k]] >= 2
+        value += w.breeding_pair * harvests * pairs
+        # the feeding in progress (if the player has yet to feed), then the next one
+        food = p.goods[FOOD]
+        if _feeding_now(s, q):
+            need = feeding_need(s, q) if s.phase == PH_FEEDING else _need(s, p, True)
+            value -= 3.0 * max(0, need - food)
+            food = max(0, food - need)
+        if harvests > 0:
+            value -= 3.0 * w.feeding_urgency * max(0, _need(s, p, False) - food)
+        out[q] = value
+
+
+cdef void evaluate(const GameState* s, const Weights* w, double* out) noexcept nogil:
+    """Estimated returns of a Caverna state (caverna_agents.caverna_evaluate; exact returns once it is over)."""
+    cdef double values[MAX_PLAYERS]
+    cdef double best_other
+    cdef int n = s.num_players, q, k
+    if s.phase == PH_OVER:
+        returns(s, out)
+        return
+    if s.starter < 0:                       # before the start player is drawn: nothing told apart yet
+        for q in range(n):
+            out[q] = 0.0
+        return
+    expected_points(s, w, values)
+    if n == 1:
+        out[0] = values[0]
+        return
+    for q in range(n):
+        best_other = -INFINITY
+        for k in range(n):
+            if k != q and values[k] > best_other:
+                best_other = values[k]
+        out[q] = tanh((values[q] - best_other) / w.scale)
+
+
+cdef CoreState _compiled(object state):
+    """The compiled state to read: the state itself, or a reference state converted (slower)."""
+    if isinstance(state, CoreState):
+        return <CoreState>state
+    from ..core.caverna.reference import ReferenceState
+    if isinstance(state, ReferenceState):
+        return CompiledState.from_reference(state)
+    raise TypeError(f"caverna_fast reads Caverna states of the compiled engine (load_game('caverna', "
+                    f"engine='compiled'), the default) or the reference engine; got {type(state).__name__}")
+
+
+cdef const Weights* _weights_of(object weights) except NULL:
+    if weights is None:
+        return &DEFAULT_WEIGHTS
+    if not isinstance(weights, CavernaWeights):
+        raise TypeError("weights must come from make_weights(...)")
+    return &(<CavernaWeights>weights).w
+
+
+def evaluate_state(state, weights: CavernaWeights | None = None) -> list[float]:
+    """The C evaluation of a Caverna state (the numbers of caverna_agents.caverna_evaluate)."""
+    cdef CoreState cs = _compiled(state)
+    cdef double out[MAX_PLAYERS]
+    evaluate(&cs.s, _weights_of(weights), out)
+    return [out[k] for k in range(cs.s.num_players)]
+
+
+def expected_points_state(state, weights: CavernaWeights | None = None) -> list[float]:
+    """The C expected points of a Caverna state whose players are seated (caverna_agents.expected_points)."""
+    cdef CoreState cs = _compiled(state)
+    cdef double out[MAX_PLAYERS]
+    if cs.s.starter < 0:
+        raise ValueError("expected points need seated players: draw the start player first")
+    expected_points(&cs.s, _weights_of(weights), out)
+    return [out[k] for k in range(cs.s.num_players)]
+
+
+# ------------------------------------------------------------------------------------------------
+# The heuristic policy (CavernaHeuristicAgent)
+
+cdef int _representatives(const int* actions, int n, int* out) noexcept nogil:
+    """The look-ahead's candidates among the actions that are not conversions, peaceful-cave or order
+    choices: one position per furnishing and one field per crop sown (the Python's `_representatives` of
+    the filtered list)."""
+    cdef bint seen[MAX_GROUPS]
+    cdef int k, a, g, m = 0
+    memset(seen, 0, sizeof(seen))
+    for k in range(n):
+        a = actions[k]
+        if KIND[a] == K_CONVERT or KIND[a] == K_PEACEFUL or KIND[a] == K_ORDER:
+            continue
+        g = GROUP[a]
+        if g >= 0:
+            if seen[g]:
+                continue
+            seen[g] = True
+        out[m] = a
+        m += 1
+    return m
+
+
+cdef int _best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
+                    double* value_out) noexcept nogil:
+    """The action whose result evaluates best for `player` (ties broken by the policy's noise)."""
+    cdef GameState child
+    cdef double values[MAX_PLAYERS]
+    cdef double value, best_value = -INFINITY
+    cdef int k, best = legal[0]
+    for k in range(n):
+        memcpy(&child, s, sizeof(GameState))
+        apply_action(&child, legal[k])
+        evaluate(&child, pol.w, values)
+        value = values[player] + pol.noise * uniform(pol.rng)
+        if value > best_value:
+            best, best_value = legal[k], value
+    if value_out != NULL:
+        value_out[0] = best_value
+    return best
+
+
+cdef int _complete_turn(GameState* s, int player, Policy* pol, int* line) noexcept nogil:
+    """Play the rest of the turn greedily in `s` (conversions left out); the number of actions played."""
+    cdef int legal[MAX_ACTIONS]
+    cdef int options[MAX_ACTIONS]
+    cdef int step, n, m, action, played = 0
+    cdef const int* choices
+    for step in range(pol.max_turn_steps):
+        if s.phase == PH_OVER or current_player(s) != player or not s.has_turn:
+            break
+        n = legal_actions(s, legal)
+        m = _representatives(legal, n, options)
+        choices = options
+        if m == 0:
+            choices, m = legal, n
+        if m == 1:
+            action = choices[0]
+        else:
+            action = _best_step(s, choices, m, player, pol, NULL)
+        apply_action(s, action)
+        line[played] = action
+        played += 1
+        if KIND[action] == K_END_TURN:
+            break
+    return played
+
+
+cdef int _turn_lines(const GameState* s, const int* legal, int n, int player, Policy* pol, uint64_t* rng,
+                     Line* lines) noexcept nogil:
+    """(evaluation, line) of every legal action into `lines`, best first (stable): a placement's line is its
+    whole turn played greedily by `pol`; ties are broken by `rng`."""
+    cdef GameState child
+    cdef double values[MAX_PLAYERS]
+    cdef Line tmp
+    cdef int k, j
+    for k in range(n):
+        memcpy(&child, s, sizeof(GameState))
+        apply_action(&child, legal[k])
+        lines[k].actions[0] = legal[k]
+        lines[k].n = 1
+        if KIND[legal[k]] == K_PLACE:
+            lines[k].n += _complete_turn(&child, player, pol, &lines[k].actions[1])
+        evaluate(&child, pol.w, values)
+        lines[k].value = values[player] + pol.noise * uniform(rng)
+    for k in range(1, n):                       # insertion sort: the first of equal values stays first
+        if lines[k].value > lines[k - 1].value:
+            memcpy(&tmp, &lines[k], sizeof(Line))
+            j = k
+            while j > 0 and lines[j - 1].value < tmp.value:
+                memcpy(&lines[j], &lines[j - 1], sizeof(Line))
+                j -= 1
+            memcpy(&lines[j], &tmp, sizeof(Line))
+    return n
+
+
+cdef inline void _follow(Policy* pol, const Line* line) noexcept nogil:
+    """Keep `line` as the plan (its first action is the one about to be played)."""
+    memcpy(pol.plan, line.actions, line.n * sizeof(int))
+    pol.plan_n = line.n
+    pol.plan_pos = 0
+
+
+cdef inline void _observe(Policy* pol, int action) noexcept nogil:
+    """An action was applied: the plan moves on if it was the planned one, else it is dropped."""
+    if pol.plan_pos < pol.plan_n and pol.plan[pol.plan_pos] == action:
+        pol.plan_pos += 1
+    else:
+        pol.plan_n = pol.plan_pos = 0
+
+
+cdef int _planned(Policy* pol, const int* legal, int n) noexcept nogil:
+    """The next action of the line being followed if it is legal; else -1 (and the plan is dropped)."""
+    cdef int k, action
+    if pol.plan_pos < pol.plan_n:
+        action = pol.plan[pol.plan_pos]
+        for k in range(n):
+            if legal[k] == action:
+                return action
+    pol.plan_n = pol.plan_pos = 0
+    return -1
+
+
+cdef bint _any_place(const int* legal, int n) noexcept nogil:
+    cdef int k
+    for k in range(n):
+        if KIND[legal[k]] == K_PLACE:
+            return True
+    return False
+
+
+cdef int _choose(Policy* pol, const GameState* s, const int* legal, int n) noexcept nogil:
+    """`step` past the plan and the single-action case: a placement by whole turns (the best line becomes
+    the plan), anything else one step greedy. -1 only when memory runs out."""
+    cdef int player = current_player(s), action
+    cdef Line* lines
+    if pol.turn_lookahead and _any_place(legal, n):
+        lines = <Line*>malloc(n * sizeof(Line))
+        if lines == NULL:
+            return -1
+        _turn_lines(s, legal, n, player, pol, pol.rng, lines)
+        _follow(pol, &lines[0])
+        action = lines[0].actions[0]
+        free(lines)
+        return action
+    return _best_step(s, legal, n, player, pol, NULL)
+
+
+cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil:
+    """The heuristic's action at a player decision (CavernaHeuristicAgent.step, the plan kept in `pol`)."""
+    cdef int legal[MAX_ACTIONS]
+    cdef int n = legal_actions(s, legal), action
+    action = _planned(pol, legal, n)
+    if action >= 0:
+        return action
+    if n == 1:
+        return legal[0]
+    return _choose(pol, s, legal, n)
+
+
+cdef inline void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
+                              int max_turn_steps) noexcept nogil:
+    pol.w = w
+    pol.rng = rng
+    pol.turn_lookahead = turn_lookahead
+    pol.max_turn_steps = max_turn_steps
+    pol.noise = 1e-9
+    pol.plan_n = pol.plan_pos = 0
+
+
+cdef int _sample_chance(const GameState* s, uint64_t* rng) noexcept nogil:
+    """A chance outcome drawn by its probability (as api.sample_chance_outcome)."""
+    cdef int out[MAX_CARDS]
+    cdef double prob[MAX_CARDS]
+    cdef int n = chance_outcomes(s, out, prob), k
+    cdef double u = uniform(rng), total = 0.0
+    for k in range(n):
+        total += prob[k]
+        if u < total:
+            return out[k]
+    return out[n - 1]
+
+
+cdef int play_policy(GameState* s, Policy* pol, int stop_round) noexcept nogil:
+    """Play `pol` in every seat (chance from its generator) to the end, or until round `stop_round` starts
+    (stop_round < 0: to the end); the number of steps, -1 if memory ran out."""
+    cdef int action, steps = 0
+    while s.phase != PH_OVER and not (stop_round >= 0 and s.round >= stop_round and s.phase == PH_START):
+        if chance_kind(s) != CK_NONE:
+            action = _sample_chance(s, pol.rng)
+        else:
+            action = policy_step(pol, s)
+            if action < 0:
+                return -1
+        apply_action(s, action)
+        _observe(pol, action)
+        steps += 1
+    return steps
+
+
+cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil:
+    """The heuristic (default weights, turn look-ahead, 12 steps) in every seat to the end; chance and tie
+    noise from `rng`. The number of steps (-1 if memory ran out)."""
+    cdef Policy pol
+    _init_policy(&pol, &DEFAULT_WEIGHTS, rng, True, 12)
+    return play_policy(s, &pol, -1)
+
+
+# ------------------------------------------------------------------------------------------------
+# The pilot (CavernaRolloutAgent)
+
+cdef double _rollout(const GameState* s, const Line* line, int player, const Weights* w, int horizon,
+                     uint64_t* pilot_rng) noexcept nogil:
+    """The mover's value after `line` and the heuristic playing on for `horizon` rounds (0: to the end)."""
+    cdef GameState sim
+    cdef Policy pol
+    cdef double values[MAX_PLAYERS]
+    cdef uint64_t rng = next_random(pilot_rng)
+    cdef int k
+    if rng == 0:
+        rng = 1
+    memcpy(&sim, s, sizeof(GameState))
+    for k in range(line.n):
+        apply_action(&sim, line.actions[k])
+    _init_policy(&pol, w, &rng, True, 12)
+    play_policy(&sim, &pol, sim.round + horizon if horizon else -1)
+    evaluate(&sim, w, values)
+    return values[player]
+
+
+cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, int candidates, int rollouts,
+                      int horizon, Line* best) noexcept nogil:
+    """At a placement: the best of the policy's `candidates` whole-turn lines by the mean of `rollouts`
+    rollouts into `best`; 0, or -1 if memory ran out."""
+    cdef int legal[MAX_ACTIONS]
+    cdef int n = legal_actions(s, legal), player = current_player(s), k, r
+    cdef double value, best_value = -INFINITY
+    cdef Line* lines = <Line*>malloc(n * sizeof(Line))
+    if lines == NULL:
+        return -1
+    _turn_lines(s, legal, n, player, pol, pilot_rng, lines)
+    memcpy(best, &lines[0], sizeof(Line))
+    for k in range(min(candidates, n)):
+        value = 0.0
+        for r in range(rollouts):
+            value += _rollout(s, &lines[k], player, pol.w, horizon, pilot_rng)
+        value /= rollouts
+        if value > best_value:
+            best_value = value
+            memcpy(best, &lines[k], sizeof(Line))
+    free(lines)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# The agents
+
+def _seed_state(seed) -> int:
+    """A Python int from any agent seed (int, SeedSequence or None), for the C generator."""
+    return int(np.random.default_rng(seed).integers(1 << 62))
+
+
+cdef class _FastPolicy:
+    """The C policy with its generator and weights, for the Python-facing agents."""
+    cdef Policy pol
+    cdef uint64_t rng
+    cdef CavernaWeights weights
+
+    def __init__(self, seed: int, bint turn_lookahead, int max_turn_steps, CavernaWeights weights,
+                 double tie_noise=1e-9):
+        self.rng = search_rng(seed)
+        self.weights = weights
+        _init_policy(&self.pol, &weights.w, &self.rng, turn_lookahead, max_turn_steps)
+        self.pol.noise = tie_noise
+
+    def choose(self, state) -> tuple[int, list[int]]:
+        """(action, line) at a decision past the plan with several legal actions; line is [] unless a whole
+        turn was planned."""
+        cdef CoreState cs = _compiled(state)
+        cdef int legal[MAX_ACTIONS]
+        cdef int n = legal_actions(&cs.s, legal), action
+        self.pol.plan_n = self.pol.plan_pos = 0
+        with nogil:
+            action = _choose(&self.pol, &cs.s, legal, n)
+        if action < 0:
+            raise MemoryError()
+        line = [self.pol.plan[k] for k in range(self.pol.plan_n)]
+        self.pol.plan_n = 0
+        return action, line
+
+    def turn_lines(self, state, double noise=1e-9) -> list[tuple[float, list[int]]]:
+        """(evaluation, line) of every legal action, best first, as CavernaHeuristicAgent.turn_lines (tie
+        noise of this size from the policy's generator; 0: none, the first of equal values first)."""
+        cdef CoreState cs = _compiled(state)
+        cdef int legal[MAX_ACTIONS]
+        cdef int n = legal_actions(&cs.s, legal), k, j
+        cdef double kept = self.pol.noise
+        cdef Line* lines = <Line*>malloc(max(n, 1) * sizeof(Line))
+        if lines == NULL:
+            raise MemoryError()
+        self.pol.noise = noise
+        try:
+            with nogil:
+                _turn_lines(&cs.s, legal, n, current_player(&cs.s), &self.pol, self.pol.rng, lines)
+            return [(lines[k].value, [lines[k].actions[j] for j in range(lines[k].n)]) for k in range(n)]
+        finally:
+            self.pol.noise = kept
+            free(lines)
+
+
+def _check_range(agent: str, name: str, value: int, low: int, high: int | None = None) -> None:
+    if value < low or (high is not None and value > high):
+        allowed = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{agent}: {name} must be {allowed}; got {name}={value}")
+
+
+class CavernaGreedyAgent:
+    """caverna_heuristic in C: placements valued by the whole turn played greedily, the rest one step greedy."""
+
+    name = "caverna_greedy"
+
+    def __init__(self, game, seed=None, turn_lookahead: int = 1, max_turn_steps: int = 12,
+                 weights: CavernaWeights | None = None, tie_noise: float = 1e-9):
+        # tie_noise (not a spec option): 0 makes the first of equal values win, as tests need to compare
+        # choices with the Python heuristic's exactly
+        _check_range("caverna_greedy", "turn_lookahead", turn_lookahead, 0, 1)
+        _check_range("caverna_greedy", "max_turn_steps", max_turn_steps, 0, MAX_TURN_STEPS)
+        self.game = game
+        self._seed = seed
+        self.turn_lookahead = bool(turn_lookahead)
+        self.max_turn_steps = max_turn_steps
+        self.weights = make_weights() if weights is None else weights
+        self.tie_noise = tie_noise
+        self.reset()
+
+    def reset(self) -> None:
+        """Restart the generator from the seed and drop the plan."""
+        self.policy = _FastPolicy(_seed_state(self._seed), self.turn_lookahead, self.max_turn_steps, self.weights,
+                                  self.tie_noise)
+        self._plan: list[int] = []
+        self._plan_history: list[int] = []
+
+    def step(self, state) -> int:
+        """The heuristic's action for the player to move."""
+        legal = choosable_actions(state)
+        planned = self.planned(state, legal)
+        if planned is not None:
+            return planned
+        if len(legal) == 1:
+            return int(legal[0])
+        action, line = self.policy.choose(state)
+        if line:
+            self.follow(state, line)
+        return action
+
+    def planned(self, state, legal: list[int]) -> int | None:
+        """The next action of the line being followed, if the game is still on it; else None."""
+        if not self._plan:
+            return None
+        history = state.history()
+        if history[:len(self._plan_history)] != self._plan_history:
+            self._plan = []
+            return None
+        done = len(history) - len(self._plan_history)
+        if done >= len(self._plan) or self._plan_history + self._plan[:done] != history:
+            self._plan = []
+            return None
+        action = self._plan[done]
+        if action not in legal:
+            self._plan = []
+            return None
+        return int(action)
+
+    def follow(self, state, line: list[int]) -> int:
+        """Play the first action of `line` and keep the rest as the plan while the game follows it."""
+        self._plan = list(line)
+        self._plan_history = state.history()
+        return line[0]
+
+
+@cython.final
+cdef class _Pilot:
+    """The pilot's generator and its C search at placements."""
+    cdef uint64_t rng
+    cdef int candidates, rollouts, horizon
+
+    def __init__(self, seed: int, int candidates, int rollouts, int horizon):
+        self.rng = search_rng(seed)
+        self.candidates, self.rollouts, self.horizon = candidates, rollouts, horizon
+
+    def choose(self, state, _FastPolicy policy) -> list[int]:
+        """The line to follow from a placement (the best of the policy's candidates by rollouts)."""
+        cdef CoreState cs = _compiled(state)
+        cdef Line best
+        cdef int status
+        policy.pol.plan_n = policy.pol.plan_pos = 0
+        with nogil:
+            status = pilot_choose(&cs.s, &policy.pol, &self.rng, self.candidates, self.rollouts, self.horizon,
+                                  &best)
+        if status < 0:
+            raise MemoryError()
+        return [best.actions[k] for k in range(best.n)]
+
+
+class CavernaPilotAgent:
+    """caverna_rollout in C: each placement's best few whole turns played out by the C heuristic (pilot method).
+
+    At a placement the heuristic's whole-turn look-ahead ranks every space; the `candidates` best lines are each
+    played out `rollouts` times with the C heuristic in every seat for `horizon` more rounds (0: to the end),
+    valued by the C evaluator for the mover (exact returns when the game ends); the best mean wins and its
+    line is followed. Every other decision is `caverna_greedy`'s.
+    """
+
+    name = "caverna_pilot"
+
+    def __init__(self, game, seed=None, candidates: int = 3, rollouts: int = 1, horizon: int = 0,
+                 weights: CavernaWeights | None = None):
+        _check_range("caverna_pilot", "candidates", candidates, 1)
+        _check_range("caverna_pilot", "rollouts", rollouts, 1)
+        _check_range("caverna_pilot", "horizon", horizon, 0)
+        self.game = game
+        self._seed = seed
+        self.candidates, self.rollouts, self.horizon = candidates, rollouts, horizon
+        self.weights = make_weights() if weights is None else weights
+        self.reset()
+
+    def reset(self) -> None:
+        """Restart the generators from the seed."""
+        rng = np.random.default_rng(self._seed)
+        self.pilot = _Pilot(int(rng.integers(1 << 62)), self.candidates, self.rollouts, self.horizon)
+        self.policy = CavernaGreedyAgent(self.game, seed=int(rng.integers(1 << 62)), weights=self.weights)
+
+    def step(self, state) -> int:
+        """The pilot's action for the player to move."""
+        policy = self.policy
+        legal = choosable_actions(state)
+        if len(legal) == 1 or not any(KIND[a] == K_PLACE for a in legal):
+            return policy.step(state)
+        planned = policy.planned(state, legal)
+        if planned is not None:
+            return planned
+        return policy.follow(state, self.pilot.choose(state, policy.policy))
+
+
+# ------------------------------------------------------------------------------------------------
+# Playouts and the measurement
+
+def heuristic_playouts(state, int count, seed) -> list[list[float]]:
+    """Play `count` games on from `state` with the C heuristic in every seat (in C); each game's returns."""
+    cdef CoreState cs = _compiled(state)
+    cdef GameState sim
+    cdef uint64_t rng = search_rng(_seed_state(seed))
+    cdef double out[MAX_PLAYERS]
+    cdef int i, steps
+    results = []
+    for i in range(count):
+        memcpy(&sim, &cs.s, sizeof(GameState))
+        with nogil:
+            steps = heuristic_playout(&sim, &rng)
+        if steps < 0:
+            raise MemoryError()
+        returns(&sim, out)
+        results.append([out[k] for k in range(cs.s.num_players)])
+    return results
+
+
+register_agent("caverna_greedy", CavernaGreedyAgent, {"turn_lookahead": int, "max_turn_steps": int}, game=SPEC.name)
+register_agent("caverna_pilot", CavernaPilotAgent, {"candidates": int, "rollouts": int, "horizon": int},
+               game=SPEC.name)
