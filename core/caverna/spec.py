@@ -27,12 +27,15 @@ SPEC = GameSpec(
     agents=("cavekit.search.caverna_agents", "cavekit.search.caverna_fast"),
     analysis="cavekit.analysis.caverna",
     presets=(
-        Preset("easy", "caverna_heuristic", cost="0.9 s a solo game, 2.8 s a two-player game (2026-11-30)",
-               strength="solo 43 points; 10-0 against random in two-player games (search/caverna_agents.py)"),
-        Preset("medium", "caverna_rollout:candidates=2,horizon=1"),
-        Preset("hard", "caverna_rollout:candidates=3,horizon=2", cost="about 30 s a two-player game",
-               strength="8-0 against caverna_heuristic, two players, seats rotated (results/caverna_strength)"),
-        Preset("strongest", "caverna_rollout:candidates=3,horizon=0", cost="24 CPU-s a solo game",
-               strength="solo 63 points (search/caverna_agents.py)"),
+        # measured 2026-12-02 on the shared 2-core machine (search/caverna_fast.pyx; solo: seeds 0-29, chance
+        # from numpy seeded by the game number; two players: `cavekit match caverna --agents
+        # caverna_pilot:candidates=3,horizon=2 caverna_greedy --games 20 --seed 0 --jobs 1`)
+        Preset("easy", "caverna_greedy", cost="0.01 CPU-s a solo game",
+               strength="solo 47.6 points (30 games), never grows its family"),
+        Preset("medium", "caverna_pilot:candidates=2,horizon=1"),
+        Preset("hard", "caverna_pilot:candidates=3,horizon=2",
+               strength="20-0 against caverna_greedy, two players, seats alternating (57.3 points to 31.0)"),
+        Preset("strongest", "caverna_pilot:candidates=8,horizon=0", cost="1.5 CPU-s a solo game",
+               strength="solo 63.8 points (30 games, sd 6.1), family 2.6 at the end"),
     ),
 )
