@@ -246,7 +246,38 @@ def _representatives(actions: list[int]) -> list[int]:
     return out
 
 
-class CavernaHeuristicAgent:
+class FollowsLines:
+    """A whole turn planned at a placement and followed while the game stays on it (`_plan`, `_plan_history`)."""
+
+    _plan: list[int]
+    _plan_history: list[int]
+
+    def planned(self, state: Any, legal: list[int]) -> int | None:
+        """The next action of the line being followed, if the game is still on it; else None."""
+        if not self._plan:
+            return None
+        history = state.history()
+        if history[:len(self._plan_history)] != self._plan_history:
+            self._plan = []
+            return None
+        done = len(history) - len(self._plan_history)
+        if done >= len(self._plan) or self._plan_history + self._plan[:done] != history:
+            self._plan = []
+            return None
+        action = self._plan[done]
+        if action not in legal:
+            self._plan = []
+            return None
+        return int(action)
+
+    def follow(self, state: Any, line: list[int]) -> int:
+        """Play the first action of `line` and keep the rest as the plan while the game follows it."""
+        self._plan = list(line)
+        self._plan_history = state.history()
+        return line[0]
+
+
+class CavernaHeuristicAgent(FollowsLines):
     """Plays the action whose result the Caverna evaluator likes best; placements are valued by whole turns."""
 
     name = "caverna_heuristic"
@@ -291,24 +322,6 @@ class CavernaHeuristicAgent:
 
     # -- whole turns -------------------------------------------------------------------------------
 
-    def planned(self, state: Any, legal: list[int]) -> int | None:
-        """The next action of the line being followed, if the game is still on it; else None."""
-        if not self._plan:
-            return None
-        history = state.history()
-        if history[:len(self._plan_history)] != self._plan_history:
-            self._plan = []
-            return None
-        done = len(history) - len(self._plan_history)
-        if done >= len(self._plan) or self._plan_history + self._plan[:done] != history:
-            self._plan = []
-            return None
-        action = self._plan[done]
-        if action not in legal:
-            self._plan = []
-            return None
-        return int(action)
-
     def turn_lines(self, state: Any, legal: list[int], player: int,
                    rng: np.random.Generator) -> list[tuple[float, list[int]]]:
         """(evaluation, line) of every legal action, best first: a placement's line is its whole turn played
@@ -324,12 +337,6 @@ class CavernaHeuristicAgent:
             lines.append((caverna_evaluate(child)[player] + 1e-9 * rng.random(), line))
         lines.sort(key=lambda vl: -vl[0])      # stable: the first of equal values stays first
         return lines
-
-    def follow(self, state: Any, line: list[int]) -> int:
-        """Play the first action of `line` and keep the rest as the plan while the game follows it."""
-        self._plan = line
-        self._plan_history = state.history()
-        return line[0]
 
     def _best_turn(self, state: Any, legal: list[int], player: int) -> int:
         return self.follow(state, self.turn_lines(state, legal, player, self.rng)[0][1])

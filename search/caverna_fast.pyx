@@ -79,7 +79,7 @@ from ..core.caverna.compiled import CompiledState
 from ..core.caverna.rules import ANIMALS, FARM_ANIMALS, GOODS, default_config
 from ..core.caverna.spec import SPEC
 from .agent import choosable_actions, register_agent
-from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED
+from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED, FollowsLines
 
 assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
 assert (K_PLACE, K_ORDER, K_END_TURN, K_CONVERT, K_PEACEFUL) == (PLACE, ORDER, END_TURN, CONVERT, PEACEFUL), \
@@ -692,7 +692,7 @@ def _check_range(agent: str, name: str, value: int, low: int, high: int | None =
         raise ValueError(f"{agent}: {name} must be {allowed}; got {name}={value}")
 
 
-class CavernaGreedyAgent:
+class CavernaGreedyAgent(FollowsLines):
     """caverna_heuristic in C: placements valued by the whole turn played greedily, the rest one step greedy."""
 
     name = "caverna_greedy"
@@ -730,30 +730,6 @@ class CavernaGreedyAgent:
         if line:
             self.follow(state, line)
         return action
-
-    def planned(self, state, legal: list[int]) -> int | None:
-        """The next action of the line being followed, if the game is still on it; else None."""
-        if not self._plan:
-            return None
-        history = state.history()
-        if history[:len(self._plan_history)] != self._plan_history:
-            self._plan = []
-            return None
-        done = len(history) - len(self._plan_history)
-        if done >= len(self._plan) or self._plan_history + self._plan[:done] != history:
-            self._plan = []
-            return None
-        action = self._plan[done]
-        if action not in legal:
-            self._plan = []
-            return None
-        return int(action)
-
-    def follow(self, state, line: list[int]) -> int:
-        """Play the first action of `line` and keep the rest as the plan while the game follows it."""
-        self._plan = list(line)
-        self._plan_history = state.history()
-        return line[0]
 
 
 @cython.final

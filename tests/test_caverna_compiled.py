@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cavekit.core import ConfigError, load_game
+from cavekit.core import load_game
 from cavekit.core.api import CHANCE, sample_chance_outcome
 from cavekit.core.caverna import board as hb
 from cavekit.core.caverna import compiled
