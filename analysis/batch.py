@@ -504,15 +504,6 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     return pa.concat_tables([tables[k] for k in sorted(tables)]).to_pandas()
 
 
-def stop_workers() -> None:
-    """End the local worker processes now and wait for them (after Ctrl-C): left to the interpreter's exit, the
-    workers' shared locks may outlive the parent, and loky's resource tracker then warns about them on stderr."""
-    from joblib.externals.loky import reusable_executor
-    executor = reusable_executor._executor
-    if executor is not None:
-        executor.shutdown(wait=True, kill_workers=True)
-
-
 def _close_quietly(stream: Iterator[ChunkResult]) -> None:
     """Close a chunk stream now, without joblib's warning about the tasks an interrupted run leaves behind
     (the caller says what was saved; left to the garbage collector, the warning would come after that)."""

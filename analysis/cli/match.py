@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...core.api import CavekitError
 from ...core.registry import game_names
-from ..batch import BACKENDS, run_match, stop_workers, summarize
+from ..batch import BACKENDS, run_match, summarize
 from ..results import read_manifest
 from .common import Subcommands, add_engine_option, add_param_option, engine_param, game_params
 
@@ -24,7 +24,6 @@ def run(args: argparse.Namespace) -> int:
                             address=args.address, duplicate=args.duplicate, repair=args.repair, players=players,
                             **params)
     except KeyboardInterrupt:
-        stop_workers()
         print(interrupted_message(args), file=sys.stderr)
         return 130
     with pd.option_context("display.width", 160, "display.precision", 3):
