@@ -104,6 +104,23 @@ def test_training_gives_the_same_value_file_from_the_same_seed_on_any_number_of_
     assert other["models"] != one["models"]
 
 
+def test_the_solo_policy_search_is_reproducible_and_reports_real_greedy_scores(tmp_path):
+    from cavekit.analysis.cvc.train_value import greedy_solo_score
+    fit = ("--games", "1", "--iterations", "1", "--candidates", "1", "--futures", "1", "--players", "1", "--seed", "5")
+    search = ("--search-generations", "2", "--search-population", "3", "--search-games", "2")
+    one = train(tmp_path, "one.json", *fit, *search, "--jobs", "1")
+    two = train(tmp_path, "two.json", *fit, *search, "--jobs", "2")
+    assert one == two
+    assert one["command"].endswith("--search-generations 2 --search-population 3 --search-games 2 --players 1")
+    searched = [row for row in one["training"] if "generation" in row]
+    assert [row["generation"] for row in searched] == [1, 2]
+    fitted = train(tmp_path, "fitted.json", *fit, "--jobs", "1")
+    assert fitted["models"] != one["models"]
+    # generation 1 starts from the fit, scored by greedy play on its own deals (seed + 1000)
+    assert round(greedy_solo_score(str(tmp_path / "fitted.json"), 5 + 1000, 2), 3) == searched[0]["mean_before"]
+    assert searched[0]["best_candidate"] >= searched[0]["elite_mean"]
+
+
 @pytest.mark.slow
 def test_the_shipped_value_is_what_its_recorded_command_makes(tmp_path):
     from importlib import resources

@@ -8,14 +8,17 @@ from pathlib import Path
 import pandas as pd
 
 from ...core.cvc.spec import SPEC
+from .strength import PARTS
 
 
 def run_strength(args: argparse.Namespace) -> int:
     """Write the strength report and print it."""
     from .strength import command_line, strength_report
+    parts = tuple(args.parts.split(","))
     summary = strength_report(Path(args.out), games=args.games, solo_games=args.solo_games, jobs=args.jobs,
-                              seed=args.seed, mcts=args.mcts, greedy=args.greedy, expectimax=args.expectimax,
-                              command=command_line(), progress=not args.quiet)
+                              seed=args.seed, command=command_line(), parts=parts, strongest=args.strongest,
+                              analysis=args.analysis, mcts=args.mcts, weak_mcts=args.weak_mcts, greedy=args.greedy,
+                              cost_games=args.cost_games, progress=not args.quiet)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     return 0 if summary else 1
 
@@ -56,18 +59,25 @@ def run_openings(args: argparse.Namespace) -> int:
 def add_commands(sub: Any) -> None:
     """Add the `strength`, `room-bans` and `openings` subcommands."""
     strength = sub.add_parser(
-        "strength", help="agent strength report: head-to-head matches, solo scores, MCTS speed",
-        description="Play MCTS vs random, MCTS vs greedy and expectimax vs greedy (seats swapped), solo games, "
-                    "and time compiled against generic MCTS; write report.md, summary.json and Parquet tables.",
-        epilog="example: cavekit strength cvc --games 200 --solo-games 100 --jobs 2 --out results/strength")
+        "strength", help="agent strength report: solo scores and their ceiling, matches, the preset ladder, cost",
+        description="Play the strongest solo preset (and, told each deal, its ceiling), two-player duplicate matches "
+                    "(strongest against the turn MCTS and greedy, the analysis agent against a small turn MCTS), "
+                    "each preset against the next one down; time the agents and the compiled MCTS; write "
+                    "report.md, summary.json and Parquet tables. A run of some --parts keeps the folder's others.",
+        epilog="example: cavekit strength cvc --games 400 --solo-games 200 --jobs 2 --out results/strength")
     strength.add_argument("game", choices=[SPEC.name], help="game name")
-    strength.add_argument("--games", type=int, default=200, help="games per head-to-head match (default 200)")
-    strength.add_argument("--solo-games", type=int, default=100, help="solo games (default 100)")
+    strength.add_argument("--games", type=int, default=400, help="games per two-player match, even (default 400)")
+    strength.add_argument("--solo-games", type=int, default=200, help="solo games (default 200)")
     strength.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     strength.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    strength.add_argument("--mcts", default="cvc_turn_mcts:iterations=500", help="the MCTS agent spec")
+    strength.add_argument("--parts", default=",".join(PARTS),
+                          help=f"comma-separated parts to run (default all: {','.join(PARTS)})")
+    strength.add_argument("--strongest", default="strongest", help="the agent measured as strongest (default the preset)")
+    strength.add_argument("--analysis", default="medium", help="the analysis agent for batches (default the medium preset)")
+    strength.add_argument("--mcts", default="cvc_turn_mcts:iterations=500", help="the reference MCTS opponent")
+    strength.add_argument("--weak-mcts", default="cvc_turn_mcts:iterations=50", help="the analysis agent's opponent")
     strength.add_argument("--greedy", default="greedy", help="the greedy agent spec")
-    strength.add_argument("--expectimax", default="cvc_expectimax:depth=2", help="the expectimax agent spec")
+    strength.add_argument("--cost-games", type=int, default=4, help="games timed for the cost part (default 4)")
     strength.add_argument("--out", default="results/strength", help="output folder (default results/strength)")
     strength.add_argument("--quiet", action="store_true", help="no progress bars")
     strength.set_defaults(run=run_strength)

@@ -1,11 +1,17 @@
 """The agents' strength report for Cave vs Cave, produced by one command (`cavekit strength cvc`).
 
-Head-to-head duplicate matches, every deal played twice with the seats swapped (MCTS vs random, MCTS vs
-greedy, expectimax vs greedy), so their score rates also get an interval paired over deals,
-the solo score distribution against the rulebook's 50 and 60 marks, and the speed of the compiled MCTS
-against the generic MCTS on the same positions. Each figure is set beside the goal the project holds it to
-(issue 4). Everything lands in one folder: the command line, one Parquet table per match, `summary.json` and
-a readable `report.md`.
+Parts (`--parts`, all by default; a run of some parts keeps the others' figures in the folder):
+- `solo`: the `strongest` solo preset over seeded deals, with its CPU time per game, the mean's interval and
+  the shares reaching 50 and 60 points; `ceiling`: the same planner told the whole deal on the same deals
+  (how far `strongest` is from the best its search finds when nothing is hidden);
+- `matches`: two-player duplicate matches (each deal played twice, seats swapped): `strongest` against the
+  compiled turn MCTS at 500 iterations and against greedy, the analysis agent against the turn MCTS at 50;
+- `ladder`: each preset against the next one down (`strongest`-`hard`, `hard`-`medium`, `medium`-`easy`);
+- `cost`: CPU seconds per move of `strongest` and per two-player game of the analysis agent (self-play),
+  measured in this process with `time.process_time`;
+- `speed`: the compiled MCTS against the generic MCTS on the same positions.
+Each figure is set beside the goal issue 23 holds it to. Everything lands in one folder: the command line of
+each part, one Parquet table per match, `solo.parquet`, `summary.json` and a readable `report.md`.
 """
 from __future__ import annotations
 
@@ -17,17 +23,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
 
-from ...core.api import CHANCE, sample_chance_outcome
+from ...core.api import CHANCE, ConfigError, sample_chance_outcome
+from ...core.deal import deal_for_play, deal_seed
 from ...core.registry import load_game
+from ...search import make_agent
+from ...search.agent import resolve_preset
 from ..batch import agent_record, run_match
 from ..progress import progress_bar
-from ..stats import goal_verdict, mean_interval
+from ..stats import goal_verdict, mean_interval, wilson_interval
 
-
-# What each part of the report must show (score rates are lower bounds, the solo mean is an aim).
-GOALS = {"mcts_vs_random": 0.95, "mcts_vs_greedy": 0.75, "expectimax_vs_greedy": 0.5, "solo_mean": 60.0,
-         "speed_ratio": 20.0}
+PARTS = ("solo", "ceiling", "matches", "ladder", "cost", "speed")
+# What each figure must show (score rates and shares are lower bounds, times upper bounds); issue 23.
+GOALS = {"solo_mean": 65.0, "solo_share_50": 0.9, "solo_cpu_seconds": 60.0,
+         "strongest_vs_mcts": 0.75, "strongest_vs_greedy": 0.97, "analysis_vs_weak_mcts": 0.65, "ladder": 0.5,
+         "move_cpu_seconds": 1.0, "analysis_game_cpu_seconds": 10.0, "speed_ratio": 20.0}
+LADDER = (("strongest", "hard"), ("hard", "medium"), ("medium", "easy"))
 
 
 def sample_positions(count: int, seed: int) -> list[Any]:
@@ -70,72 +83,223 @@ def mcts_speed(positions: list[Any], rollout: str, generic_iterations: int, comp
             "compiled_sims_per_second": compiled_rate, "ratio": compiled_rate / generic_rate}
 
 
-def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int, mcts: str, greedy: str,
-                    expectimax: str, command: str, progress: bool = True) -> dict[str, Any]:
-    """Run every part of the report into `out` and return the summary."""
+def solo_game(spec: str, seed: int, index: int, clairvoyant: bool) -> dict[str, Any]:
+    """Solo game `index` of a run on deal (seed, index), as `run_match` deals it: score and CPU seconds.
+    `clairvoyant` tells the agent the whole deal first (only planners that take a deal can be told)."""
+    game = load_game("cvc", players=1)
+    deal = deal_for_play(game, deal_seed(seed, index))
+    agent = make_agent(spec, game, seed=np.random.SeedSequence(seed, spawn_key=(index,)))
+    if clairvoyant:
+        if not hasattr(agent, "deal"):
+            raise ConfigError(f"the ceiling tells the solo agent the deal, which {spec!r} cannot be told; "
+                              "use a planner (cvc_plan)")
+        agent.deal = deal
+    state = game.new_initial_state()
+    started, wall = time.process_time(), time.perf_counter()
+    while not state.is_terminal():
+        state.apply_action(deal.outcome(state) if state.current_player() == CHANCE else agent.step(state))
+    return {"deal": index, "deal_seed": deal.seed, "agent": spec, "clairvoyant": clairvoyant,
+            "score": int(state.scores()[0]), "cpu_seconds": time.process_time() - started,
+            "seconds": time.perf_counter() - wall}
+
+
+def play_solo(spec: str, games: int, seed: int, jobs: int, clairvoyant: bool, progress: bool) -> pd.DataFrame:
+    """`games` solo games of `spec` (see `solo_game`), in deal order whatever `jobs`."""
+    calls = (delayed(solo_game)(spec, seed, i, clairvoyant) for i in range(games))
+    rows = []
+    label = "cvc solo ceiling" if clairvoyant else "cvc solo"
+    with progress_bar(games, label, "game", progress) as bar:
+        for row in Parallel(n_jobs=jobs, return_as="generator")(calls):
+            rows.append(row)
+            bar.update(1)
+    return pd.DataFrame(rows)
+
+
+def solo_figures(games: pd.DataFrame) -> dict[str, Any]:
+    """The solo summary of a `play_solo` table."""
+    scores = games["score"]
+    mean, low, high = mean_interval(scores)
+    return {"agent": games["agent"].iloc[0], "games": len(games), "mean": mean, "mean_low": low, "mean_high": high,
+            "std": float(scores.std()), "min": int(scores.min()), "max": int(scores.max()),
+            "share_at_least_50": float((scores >= 50).mean()), "share_at_least_60": float((scores >= 60).mean()),
+            "cpu_seconds_per_game": float(games["cpu_seconds"].mean()),
+            "max_cpu_seconds": float(games["cpu_seconds"].max())}
+
+
+def move_cost(spec: str, opponent: str, games: int, seed: int) -> dict[str, Any]:
+    """CPU seconds per move of `spec` over `games` two-player games against `opponent` (seats alternating),
+    and per game of the whole game when `opponent` is `spec` itself; measured in this process."""
+    game = load_game("cvc")
+    spent, moves, per_game = 0.0, 0, []
+    for i in range(games):
+        deal = deal_for_play(game, deal_seed(seed, i))
+        seats = [spec, opponent] if i % 2 == 0 else [opponent, spec]
+        agents = [make_agent(a, game, seed=np.random.SeedSequence(seed, spawn_key=(i, p))) for p, a in enumerate(seats)]
+        state = game.new_initial_state()
+        game_spent = 0.0
+        while not state.is_terminal():
+            player = state.current_player()
+            if player == CHANCE:
+                state.apply_action(deal.outcome(state))
+                continue
+            started = time.process_time()
+            action = agents[player].step(state)
+            took = time.process_time() - started
+            game_spent += took
+            if seats[player] == spec:
+                spent += took
+                moves += 1
+            state.apply_action(action)
+        per_game.append(game_spent)
+    return {"agent": spec, "opponent": opponent, "games": games, "moves": moves,
+            "cpu_seconds_per_move": spent / moves, "cpu_seconds_per_game": float(np.mean(per_game))}
+
+
+def load_summary(out: Path) -> dict[str, Any]:
+    """The folder's summary so far (a run of some parts keeps the others)."""
+    path = out / "summary.json"
+    if not path.exists():
+        return {"parts": {}}
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(summary.get("parts"), dict):
+            raise ValueError("no parts")
+        return summary
+    except (ValueError, AttributeError) as error:
+        raise ConfigError(f"{path}: not a strength summary of this version ({error}); remove it or choose "
+                          "another --out") from None
+
+
+def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int, command: str,
+                    parts: tuple[str, ...] = PARTS, strongest: str = "strongest", analysis: str = "medium",
+                    mcts: str = "cvc_turn_mcts:iterations=500", weak_mcts: str = "cvc_turn_mcts:iterations=50",
+                    greedy: str = "greedy", cost_games: int = 4, progress: bool = True) -> dict[str, Any]:
+    """Run the chosen parts of the report into `out` and return the whole summary."""
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise ConfigError(f"unknown report part(s) {', '.join(unknown)}; parts: {', '.join(PARTS)}")
+    if games < 2 or games % 2:
+        raise ConfigError(f"--games must be even and at least 2 (every deal is played with both seatings), not {games}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "command.txt").write_text(command + "\n", encoding="utf-8")
-    summary: dict[str, Any] = {"command": command, "seed": seed, "matches": {}}
-    for name, first, second in (("mcts_vs_random", mcts, "random"), ("mcts_vs_greedy", mcts, greedy),
-                                ("expectimax_vs_greedy", expectimax, greedy)):
-        started = time.perf_counter()
-        results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True)
-        results.to_parquet(out / f"{name}.parquet", index=False)
-        summary["matches"][name] = {"agent": first, "opponent": second, **agent_record(results, first),
-                                    "wall_seconds": time.perf_counter() - started}
-    solo = run_match("cvc", [mcts], solo_games, seed, progress=progress, jobs=jobs, players=1)
-    solo.to_parquet(out / "solo.parquet", index=False)
-    scores = solo["score_0"]
-    _, mean_low, mean_high = mean_interval(scores)
-    summary["solo"] = {"agent": mcts, "games": len(scores), "mean": float(scores.mean()),
-                       "mean_low": mean_low, "mean_high": mean_high,
-                       "std": float(scores.std()), "min": int(scores.min()), "max": int(scores.max()),
-                       "share_at_least_50": float((scores >= 50).mean()), "share_above_60": float((scores > 60).mean()),
-                       "seconds_per_game": float(solo["seconds"].mean())}
-    positions = sample_positions(30, seed)
-    with progress_bar(2 * len(positions), "MCTS speed", "position", progress) as bar:
-        summary["speed"] = [mcts_speed(positions, "random", 200, 5000, bar),
-                            mcts_speed(positions, "none", 500, 50000, bar)]
-    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    summary = load_summary(out)
+    summary.setdefault("commands", {})
+    solo_game_spec = resolve_preset(strongest, load_game("cvc", players=1))
+
+    def record(part: str, figures: Any) -> None:
+        summary["parts"][part] = figures
+        summary["commands"][part] = command
+        (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+
+    if "solo" in parts or "ceiling" in parts:
+        tables = [play_solo(solo_game_spec, solo_games, seed, jobs, clairvoyant, progress)
+                  for clairvoyant, part in ((False, "solo"), (True, "ceiling")) if part in parts]
+        table = pd.concat(tables, ignore_index=True)
+        if (out / "solo.parquet").exists():
+            kept = pd.read_parquet(out / "solo.parquet")
+            table = pd.concat([kept[~kept["clairvoyant"].isin(table["clairvoyant"].unique())], table],
+                              ignore_index=True)
+        table.to_parquet(out / "solo.parquet", index=False)
+        for clairvoyant, part in ((False, "solo"), (True, "ceiling")):
+            if part in parts:
+                record(part, {**solo_figures(table[table["clairvoyant"] == clairvoyant]), "seed": seed})
+    if "matches" in parts or "ladder" in parts:
+        two = load_game("cvc")
+        matches = []
+        if "matches" in parts:
+            matches += [("strongest_vs_mcts", strongest, mcts), ("strongest_vs_greedy", strongest, greedy),
+                        ("analysis_vs_weak_mcts", analysis, weak_mcts)]
+        if "ladder" in parts:
+            matches += [(f"{a}_vs_{b}", a, b) for a, b in LADDER]
+        for name, first, second in matches:
+            first, second = resolve_preset(first, two), resolve_preset(second, two)
+            started = time.perf_counter()
+            results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True)
+            results.to_parquet(out / f"{name}.parquet", index=False)
+            record(f"match:{name}", {"agent": first, "opponent": second, **agent_record(results, first),
+                                     "seed": seed, "wall_seconds": time.perf_counter() - started})
+    if "cost" in parts:
+        two = load_game("cvc")
+        record("cost", [move_cost(resolve_preset(strongest, two), resolve_preset(greedy, two), cost_games, seed),
+                        move_cost(resolve_preset(analysis, two), resolve_preset(analysis, two), cost_games, seed)])
+    if "speed" in parts:
+        positions = sample_positions(30, seed)
+        with progress_bar(2 * len(positions), "MCTS speed", "position", progress) as bar:
+            record("speed", [mcts_speed(positions, "random", 200, 5000, bar),
+                             mcts_speed(positions, "none", 500, 50000, bar)])
+    (out / "command.txt").write_text("\n".join(f"{part}: {c}" for part, c in summary["commands"].items()) + "\n",
+                                     encoding="utf-8")
     (out / "report.md").write_text(format_report(summary), encoding="utf-8")
     return summary
 
 
+def match_goal(name: str) -> tuple[float, bool]:
+    """A match's goal and whether it must be strictly above it (ladder rungs: more than half)."""
+    if name in GOALS:
+        return GOALS[name], False
+    return GOALS["ladder"], True
+
+
 def format_report(summary: dict[str, Any]) -> str:
     """The summary as a Markdown report."""
-    lines = ["# Cave vs Cave agent strength", "", f"Command: `{summary['command']}`", "",
-             "## Head to head (every deal played twice, seats swapped; draws count half)", "",
+    parts = summary["parts"]
+    lines = ["# Cave vs Cave agent strength", "",
              "Verdicts come from the 95% interval: met when all of it reaches the goal, not met when none of it "
-             "does, undecided otherwise (too few games to tell).", "",
-             "| match | games | wins | draws | losses | score rate | 95% interval | paired over deals | goal | "
-             "points (mean) | opponent points | s/game |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, m in summary["matches"].items():
-        goal = GOALS[name]
-        verdict = goal_verdict(m["ci95_low"], m["ci95_high"], goal, strictly_above=goal == 0.5)
-        lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['games']} | {m['wins']} | {m['draws']} | "
-                     f"{m['losses']} | {m['score_rate']:.1%} | {m['ci95_low']:.1%} - {m['ci95_high']:.1%} | "
-                     f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} ({m['deals']} deals) | "
-                     f"{'>' if goal == 0.5 else '>='} {goal:.0%}: {verdict} | "
-                     f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
-    s = summary["solo"]
-    lines += ["", "## Solo (rulebook: 50 points is the goal, more than 60 remarkable)", "",
-              f"`{s['agent']}` over {s['games']} games: mean {s['mean']:.1f} points (sd {s['std']:.1f}, "
-              f"range {s['min']}-{s['max']}); {s['share_at_least_50']:.0%} reach 50, "
-              f"{s['share_above_60']:.0%} exceed 60; {s['seconds_per_game']:.2f} s per game "
-              f"(aim: a mean above {GOALS['solo_mean']:.0f}: "
-              f"{goal_verdict(s['mean_low'], s['mean_high'], GOALS['solo_mean'], strictly_above=True)}, "
-              f"95% interval {s['mean_low']:.1f}-{s['mean_high']:.1f}).", "",
-              "## Speed: compiled MCTS against generic MCTS on the same positions", "",
-              "| leaves | positions | generic sims/s | compiled sims/s | ratio |", "|---|---|---|---|---|"]
-    for sp in summary["speed"]:
-        lines.append(f"| {sp['rollout']} | {sp['positions']} | {sp['generic_sims_per_second']:,.0f} | "
-                     f"{sp['compiled_sims_per_second']:,.0f} | {sp['ratio']:.0f}x |")
-    lines += ["", f"Goal: at least {GOALS['speed_ratio']:.0f}x. Both searches run on the compiled engine, so the "
-              "ratio measures what compiling the search itself gains. A random playout is mostly engine work "
-              "(move generation and moves, in C for both; the generic search only adds a Python call per "
-              "move), which bounds that ratio; with the heuristic leaf evaluation the MCTS agents play with, "
-              "the generic search's Python tree and evaluation are the whole cost."]
+             "does, undecided otherwise (too few games to tell). Commands, by part:", ""]
+    lines += [f"- {part}: `{command}`" for part, command in summary.get("commands", {}).items()]
+    if "solo" in parts:
+        s = parts["solo"]
+        lines += ["", "## Solo (rulebook: 50 points is the goal, more than 60 remarkable)", "",
+                  "| run | games | mean | 95% interval | sd | range | reach 50 | reach 60 | CPU-s/game (max) |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for label, key in (("`" + s["agent"] + "`", "solo"), ("the same, told the deal (ceiling)", "ceiling")):
+            if key in parts:
+                r = parts[key]
+                lines.append(f"| {label} | {r['games']} | {r['mean']:.1f} | {r['mean_low']:.1f}-{r['mean_high']:.1f} | "
+                             f"{r['std']:.1f} | {r['min']}-{r['max']} | {r['share_at_least_50']:.0%} | "
+                             f"{r['share_at_least_60']:.0%} | {r['cpu_seconds_per_game']:.1f} ({r['max_cpu_seconds']:.1f}) |")
+        share_low, share_high = wilson_interval(s["share_at_least_50"] * s["games"], s["games"])
+        lines += ["", f"Goals: a mean of at least {GOALS['solo_mean']:.0f} "
+                      f"({goal_verdict(s['mean_low'], s['mean_high'], GOALS['solo_mean'])}); "
+                      f"at least {GOALS['solo_share_50']:.0%} of games reaching 50 "
+                      f"({goal_verdict(share_low, share_high, GOALS['solo_share_50'])}); at most "
+                      f"{GOALS['solo_cpu_seconds']:.0f} CPU-s a game "
+                      f"({'met' if s['cpu_seconds_per_game'] <= GOALS['solo_cpu_seconds'] else 'not met'})."]
+    matches = {k.split(":", 1)[1]: v for k, v in parts.items() if k.startswith("match:")}
+    if matches:
+        lines += ["", "## Two players (every deal played twice, seats swapped; draws count half)", "",
+                  "| match | games | wins | draws | losses | score rate | 95% interval | paired over deals | goal | "
+                  "points (mean) | opponent points | s/game |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for name, m in matches.items():
+            goal, strictly = match_goal(name)
+            verdict = goal_verdict(m["ci95_low"], m["ci95_high"], goal, strictly_above=strictly)
+            lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['games']} | {m['wins']} | {m['draws']} | "
+                         f"{m['losses']} | {m['score_rate']:.1%} | {m['ci95_low']:.1%} - {m['ci95_high']:.1%} | "
+                         f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} ({m['deals']} deals) | "
+                         f"{'>' if strictly else '>='} {goal:.0%}: {verdict} | "
+                         f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
+    if "cost" in parts:
+        strongest, analysis = parts["cost"]
+        lines += ["", "## Cost (CPU seconds, measured in one process)", "",
+                  f"- `{strongest['agent']}`: {strongest['cpu_seconds_per_move']:.2f} CPU-s per move over "
+                  f"{strongest['moves']} moves against `{strongest['opponent']}` (goal at most "
+                  f"{GOALS['move_cpu_seconds']:.0f}: "
+                  f"{'met' if strongest['cpu_seconds_per_move'] <= GOALS['move_cpu_seconds'] else 'not met'}).",
+                  f"- analysis agent `{analysis['agent']}`: {analysis['cpu_seconds_per_game']:.1f} CPU-s per "
+                  f"two-player self-play game over {analysis['games']} games (goal at most "
+                  f"{GOALS['analysis_game_cpu_seconds']:.0f}: "
+                  f"{'met' if analysis['cpu_seconds_per_game'] <= GOALS['analysis_game_cpu_seconds'] else 'not met'})."]
+    if "speed" in parts:
+        lines += ["", "## Speed: compiled MCTS against generic MCTS on the same positions", "",
+                  "| leaves | positions | generic sims/s | compiled sims/s | ratio |", "|---|---|---|---|---|"]
+        for sp in parts["speed"]:
+            lines.append(f"| {sp['rollout']} | {sp['positions']} | {sp['generic_sims_per_second']:,.0f} | "
+                         f"{sp['compiled_sims_per_second']:,.0f} | {sp['ratio']:.0f}x |")
+        lines += ["", f"Goal: at least {GOALS['speed_ratio']:.0f}x. Both searches run on the compiled engine, so the "
+                  "ratio measures what compiling the search itself gains. A random playout is mostly engine work "
+                  "(move generation and moves, in C for both; the generic search only adds a Python call per "
+                  "move), which bounds that ratio; with the heuristic leaf evaluation the MCTS agents play with, "
+                  "the generic search's Python tree and evaluation are the whole cost."]
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,11 @@ worse (42.4 points against 44.2). The weights are the ridge least-squares fit of
 features times the share of turns left and times its square. Two players also fit `scale`, the lead in
 expected points that makes tanh(lead / scale) predict the winner best (maximum likelihood, draws half).
 
+Solo, the fit is then refined by policy search (`--search-generations`): the cross-entropy method on the
+weights, each candidate scored by the mean final score of greedy play with it on `--search-games` deals
+(new deals each generation, the same for every candidate of one generation). A fit predicts outcomes; the
+search asks directly which weights make the play-out policy score most, which is what the planner needs.
+
     python -m cavekit.analysis.cvc.train_value --games 30 --iterations 2 --seed 0 --jobs 2
 
 writes `search/data/cvc_value.json` (with `--out`, another file) holding both player counts' weights, the
@@ -37,7 +42,7 @@ from ...core import load_game
 from ...core.api import CHANCE
 from ...core.deal import deal_seed, new_deal
 from ...search.cvc_evaluation import compiled_value_features
-from ...search.cvc_planner import GreedyPolicy, Planner, sample_future
+from ...search.cvc_planner import GreedyPolicy, Planner, future_of_deal, sample_future
 from ...search.cvc_value import VALUE_FEATURES, VALUE_FILE, parse_value_file, points_scored
 from ...search.cvc_heuristic import cvc_turns_left_share
 
@@ -48,6 +53,9 @@ TOP_EXPLORE = 8
 RIDGE = 1e-3            # ridge penalty per sample on every weight
 SCALES = tuple(round(2.0 + 0.5 * k, 1) for k in range(37))     # candidate two-player scales, 2 to 20 points
 DECIMALS = 6
+ELITE = 4               # the policy search keeps the best quarter of each generation
+SMOOTHING = 0.7         # share of the new mean and spread taken from the elite (the rest kept)
+MIN_SPREAD = 0.05
 
 
 def play_game(players: int, value: str, master_seed: int, index: int, candidates: int, futures: int
@@ -157,6 +165,60 @@ def train(players: int, games: int, iterations: int, seed: int, jobs: int, progr
     return entry, history
 
 
+def greedy_solo_score(value: str, seed: int, games: int) -> float:
+    """Mean final score of greedy play (the planner's play-out policy) with `value` on the solo deals
+    `deal_seed(seed, i)`, i < games; deterministic, so candidates are compared on the same play."""
+    game = load_game("cvc", players=1)
+    planner = Planner(candidates=1, value=value, players=1, own_score=True)
+    total = 0.0
+    for i in range(games):
+        deal = new_deal(game, deal_seed(seed, i))
+        state = game.new_initial_state()
+        while state.current_player() == CHANCE:
+            state.apply_action(deal.outcome(state))
+        total += planner.search(state, np.stack([future_of_deal(deal)]))[0]["value"]
+    return total / games
+
+
+def policy_search(entry: dict[str, Any], generations: int, population: int, games: int, seed: int, jobs: int,
+                  progress: bool, workdir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Refine a solo model by the cross-entropy method on greedy play's score (see the module doc)."""
+    mean = np.asarray(entry["by_share"] + entry["by_share2"])
+    spread = np.full(len(mean), 0.5)
+    rng = np.random.default_rng(seed)
+    history = []
+    for g in range(generations):
+        deals_seed = seed + 1000 + g
+        candidates = [(mean + spread * rng.standard_normal(len(mean))).round(DECIMALS) for _ in range(population)]
+        paths = []
+        for k, weights in enumerate([mean, *candidates]):
+            path = workdir / f"search-{g}-{k}.json"
+            path.write_text(json.dumps(value_file({1: solo_entry(weights)}, [], "")))
+            paths.append(str(path))
+        calls = (delayed(greedy_solo_score)(path, deals_seed, games) for path in paths)
+        bar = tqdm(total=len(paths), disable=not progress, unit="candidate", desc=f"cvc value search, generation {g + 1}")
+        scores = []
+        for score in Parallel(n_jobs=jobs, return_as="generator")(calls):
+            scores.append(score)
+            bar.update()
+        bar.close()
+        fitness = np.asarray(scores[1:])
+        elite = np.asarray([candidates[k] for k in np.argsort(-fitness, kind="stable")[:max(1, population // ELITE)]])
+        mean = ((1 - SMOOTHING) * mean + SMOOTHING * elite.mean(axis=0)).round(DECIMALS)
+        spread = np.maximum((1 - SMOOTHING) * spread + SMOOTHING * elite.std(axis=0), MIN_SPREAD)
+        history.append({"generation": g + 1, "games": games, "mean_before": round(scores[0], 3),
+                        "best_candidate": round(float(fitness.max()), 3),
+                        "elite_mean": round(float(np.sort(fitness)[-len(elite):].mean()), 3),
+                        "spread": round(float(spread.mean()), 4)})
+    return solo_entry(mean), history
+
+
+def solo_entry(weights: np.ndarray) -> dict[str, Any]:
+    """A solo model's entry from its weights (by_share then by_share2)."""
+    n = len(VALUE_FEATURES)
+    return {"by_share": [float(w) for w in weights[:n]], "by_share2": [float(w) for w in weights[n:]], "scale": 10.0}
+
+
 def value_file(models: dict[int, dict[str, Any]], history: list[dict[str, Any]], command: str) -> dict[str, Any]:
     """The JSON document of a value file."""
     return {"format": "cavekit cvc value", "version": 1, "command": command, "features": list(VALUE_FEATURES),
@@ -172,14 +234,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     parser.add_argument("--candidates", type=int, default=8, help="segment ends sampled per turn start (default 8)")
     parser.add_argument("--futures", type=int, default=2, help="play-outs per sampled end (default 2)")
+    parser.add_argument("--search-generations", type=int, default=0,
+                        help="solo: cross-entropy generations refining the fit (default 0: none)")
+    parser.add_argument("--search-population", type=int, default=24, help="candidates per generation (default 24)")
+    parser.add_argument("--search-games", type=int, default=40, help="deals each candidate plays (default 40)")
     parser.add_argument("--players", type=int, nargs="+", default=list(PLAYER_COUNTS), choices=PLAYER_COUNTS)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the value file (default the package's {VALUE_FILE})")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if min(args.games, args.iterations, args.jobs, args.candidates, args.futures) < 1 or args.seed < 0:
-        parser.error("--games, --iterations, --jobs, --candidates and --futures must be at least 1, --seed at least 0")
+    if (min(args.games, args.iterations, args.jobs, args.candidates, args.futures, args.search_population,
+            args.search_games) < 1 or args.seed < 0 or args.search_generations < 0):
+        parser.error("--games, --iterations, --jobs, --candidates, --futures, --search-population and "
+                     "--search-games must be at least 1, --seed and --search-generations at least 0")
     settings = (("games", args.games), ("iterations", args.iterations), ("candidates", args.candidates),
                 ("futures", args.futures), ("seed", args.seed))
+    if args.search_generations:
+        settings += (("search-generations", args.search_generations), ("search-population", args.search_population),
+                     ("search-games", args.search_games))
     command = ("python -m cavekit.analysis.cvc.train_value " + " ".join(f"--{k} {v}" for k, v in settings)
                + f" --players {' '.join(map(str, args.players))}")
     models, history = {}, []
@@ -188,6 +259,11 @@ def main(argv: list[str] | None = None) -> int:
             models[players], figures = train(players, args.games, args.iterations, args.seed, args.jobs,
                                              not args.quiet, Path(scratch), args.candidates, args.futures)
             history += [{"players": players, **row} for row in figures]
+            if players == 1 and args.search_generations:
+                models[1], figures = policy_search(models[1], args.search_generations, args.search_population,
+                                                   args.search_games, args.seed, args.jobs, not args.quiet,
+                                                   Path(scratch))
+                history += [{"players": 1, **row} for row in figures]
     document = value_file(models, history, command)
     parse_value_file(json.dumps(document), str(args.out))          # what is written must load
     args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
