@@ -19,6 +19,13 @@ names another (`learned`, or a value file; see `cvc_evaluation`).
 Measured (solo, 2026-12-02, a loaded 2-core machine): `cvc_plan` scores 50.0 over 20 deals (seed 0) at about
 23 CPU-s a game, against 43.4 for its greedy play-out policy alone; told the deal, 52.0 on the same deals.
 The play-out policy bounds it: choosing the first turn well cannot make up for greedy play after it.
+
+Tried and dropped (2026-12-02): a turn-synchronised beam search on the true deal (the `width` best distinct
+positions after each turn by the value, plus the best line from each root candidate) as a second ceiling.
+Over 10 deals (seed 0), heuristic value: width 1 42.3 points, 4 45.0, 16 45.8, 64 50.0 (3.2 CPU-s a deal),
+256 52.2 (11.6 CPU-s); with the learned value 45.4, 46.7 and 48.0 at widths 4, 16 and 64. Wider search told
+everything lands where this planner told the deal does (52.0), so the value, not the search, is the limit;
+the beam added nothing the planner lacks and was removed.
 """
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
