@@ -23,7 +23,8 @@ The play-out policy bounds it: choosing the first turn well cannot make up for g
 Tried and dropped (2026-12-02): a turn-synchronised beam search on the true deal (the `width` best distinct
 positions after each turn by the value, plus the best line from each root candidate) as a second ceiling.
 Over 10 deals (seed 0), heuristic value: width 1 42.3 points, 4 45.0, 16 45.8, 64 50.0 (3.2 CPU-s a deal),
-256 52.2 (11.6 CPU-s); with the learned value 45.4, 46.7 and 48.0 at widths 4, 16 and 64. Wider search told
+256 52.2 (11.6 CPU-s); with the learned value of that day (the fit alone, before the policy search) 45.4,
+46.7 and 48.0 at widths 4, 16 and 64. Wider search told
 everything lands where this planner told the deal does (52.0), so the value, not the search, is the limit;
 the beam added nothing the planner lacks and was removed.
 """

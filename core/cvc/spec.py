@@ -43,8 +43,7 @@ SPEC = GameSpec(
                strength="75.5% [69.1, 80.9] against greedy over 200 games, seats swapped (results/strength, "
                         "before deals)"),
         Preset("strongest", "cvc_turn_mcts:iterations=6000", players=(2,),
-               cost="0.58 CPU-s a move, 59 CPU-s a game for its seat (strength.move_cost against greedy, 2 games, "
-                    "2026-12-03)",
+               cost="0.58 CPU-s a move, 59 CPU-s a game against greedy (strength.move_cost, 2 games, 2026-12-03)",
                strength="10 of 12 games against cvc_turn_mcts:iterations=500 (cavekit match cvc --agents "
                         "cvc_turn_mcts:iterations=6000 cvc_turn_mcts:iterations=500 --duplicate --games 12 --seed 11, "
                         "2026-12-03); the 400-game measurement is the strength report's"),
