@@ -17,7 +17,12 @@ converges to the score sheet as the game ends:
 - feeding: the food missing for the next feeding (2 per adult dwarf, 1 per newborn) costs 3 points per food
   (a begging marker) weighted by how soon that feeding is (1 while the player still has to feed in this
   harvest's feeding, `feeding_urgency` otherwise); food counts here only as food in hand, so converting a
-  crop or animal to avoid begging shows as the gain it is.
+  crop or animal to avoid begging shows as the gain it is;
+- the family's food bill (for tuning; 0 in these hand-set weights): `dwarf_harvest_food` per dwarf and
+  harvest left, and `food_gap` per food of the feedings still to come (2 per dwarf and harvest left) that
+  the food, crops in hand and crops on fields do not cover (`food_supply`).
+The tuned weights (`search/caverna_weights.py`, made by `cavekit.analysis.caverna.train_weights`) are what
+the C agents play with by default; these hand-set ones stay the baseline and the Python agents' weights.
 Solo returns are the final score, so the solo evaluation is the expected points themselves (the generic MCTS
 normalises values by the smallest and largest it has backed up, so points need no scaling). With two or more
 players each player gets `tanh((own - best other) / CAVERNA_SCALE)`, a win-probability-like value in [-1, 1]
@@ -91,6 +96,10 @@ CAVERNA_WEIGHTS = {
                                  # more players competing for it (4 players, 2 games: mean 21 without, 36
                                  # with 1.5; 2 players, 8 games: 55 without, 36 with 1.0)
     "feeding_urgency": 0.5,      # weight of a food shortfall at a later feeding (1 at the feeding itself)
+    # The family's food bill, for tuning (0 in this hand-set baseline, which only sees the next feeding):
+    "dwarf_harvest_food": 0.0,   # per dwarf, per harvest left, at any player count
+    "food_gap": 0.0,             # per food of the feeding still to come (2 a dwarf a harvest left) beyond
+                                 # the food, crops in hand and crops on fields (`food_supply`)
 }
 HARVEST_PHASES = ("choice", "feeding", "breeding")
 GOODS_WEIGHTED = ("wood", "stone", "ore", "ruby", "food", "grain", "vegetable", "gold")
@@ -104,6 +113,7 @@ def _score_total(board: Any, goods: tuple, animals: tuple, dwarfs: int, weapons:
 
 
 BOARD_FEATURES = ("empty_cavern", "tunnel", "crop_on_field", "empty_field", "meadow", "stable")
+CROPS_ON_FIELDS = BOARD_FEATURES.index("crop_on_field")
 
 
 @lru_cache(maxsize=32768)
@@ -123,12 +133,6 @@ def _board_features(board: Any, config: Any) -> tuple[int, ...]:
         if sp.stable:
             counts["stable"] += 1
     return tuple(counts.values())
-
-
-def _board_promise(board: Any, config: Any) -> float:
-    """Empty caverns, tunnels, empty fields, meadows and stables, weighted (before the share)."""
-    w = CAVERNA_WEIGHTS
-    return sum(w[name] * n for name, n in zip(BOARD_FEATURES, _board_features(board, config)))
 
 
 @lru_cache(maxsize=4096)
@@ -176,10 +180,16 @@ def _need(state: Any, p: Any, now: bool) -> int:
     return max(0, need - fu.feeding_discount(p.board, 0))
 
 
-def expected_points(state: Any) -> list[float]:
-    """Each player's estimated final score (see the module docstring)."""
+def food_supply(goods: Any, crops_on_fields: int) -> int:
+    """Food in hand, grain and vegetables (2 each) converted, and the crops still on fields at 1 each."""
+    return goods["food"] + goods["grain"] + 2 * goods["vegetable"] + crops_on_fields
+
+
+def expected_points(state: Any, weights: dict[str, float] | None = None) -> list[float]:
+    """Each player's estimated final score (see the module docstring), with `weights` (default
+    CAVERNA_WEIGHTS)."""
     share, work_left, harvests = _timing(state)
-    w = CAVERNA_WEIGHTS
+    w = CAVERNA_WEIGHTS if weights is None else weights
     config = state.game.config
     values = []
     for q, p in enumerate(state.players):
@@ -193,9 +203,12 @@ def expected_points(state: Any) -> list[float]:
         if not room and dwarfs < fu.family_limit(p.board):
             room = w["dwelling_plan"] * (min(g["wood"], 4) + min(g["stone"], 3)) / 7.0
         promise += w["weapon"] * sum(p.weapons())
-        promise += _board_promise(p.board, config)
+        features = _board_features(p.board, config)
+        promise += sum(w[name] * n for name, n in zip(BOARD_FEATURES, features))
         value = now + share * promise + (w["dwarf_round"] * dwarfs + w["free_room_round"] * room) * work_left
         value -= w["dwarf_food"] * max(0, state.game.num_players - 2) * dwarfs * harvests
+        value -= w["dwarf_harvest_food"] * dwarfs * harvests
+        value -= w["food_gap"] * max(0.0, 2 * dwarfs * harvests - food_supply(g, features[CROPS_ON_FIELDS]))
         value += w["breeding_pair"] * harvests * sum(1 for a in FARM_ANIMALS if p.animals[a] >= 2)
         # the feeding in progress (if the player has yet to feed), then the next one
         food = g["food"]

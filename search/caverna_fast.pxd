@@ -8,6 +8,7 @@ cdef enum:
     MAX_TURN_STEPS = 64         # the most `max_turn_steps` allowed (a turn has far fewer sub-actions)
     MAX_LINE = MAX_TURN_STEPS + 1
     MAX_GROUPS = 64             # representative groups: one per furnishing, one per crop
+    MAX_RECORD = 1024           # actions a recorded playout keeps (a solo game has about 100)
 
 ctypedef struct Weights:
     double goods[NUM_GOODS]                 # rules.GOODS order (the struct's)
@@ -19,12 +20,18 @@ ctypedef struct Weights:
     double dwelling_plan
     double dwarf_food
     double feeding_urgency
+    double dwarf_harvest_food
+    double food_gap
     double scale                            # CAVERNA_SCALE: points of lead for tanh
 
 ctypedef struct Line:
     double value
     int n
     int actions[MAX_LINE]
+
+ctypedef struct Record:
+    int n                                   # -1: the playout was longer than MAX_RECORD (not kept)
+    int actions[MAX_RECORD]
 
 ctypedef struct Policy:
     const Weights* w
@@ -43,7 +50,7 @@ cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil
 cdef int play_policy(GameState* s, Policy* pol, int stop_round) noexcept nogil
 cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil
 cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, int candidates, int rollouts,
-                      int horizon, Line* best) noexcept nogil
+                      int horizon, int level, Line* best, Record* best_record, double* record_value) noexcept nogil
 
 
 cdef class CavernaWeights:

@@ -24,7 +24,8 @@ The agents play compiled states (the default engine); a reference state is conve
 `caverna_greedy` is `caverna_heuristic` in C, `caverna_pilot` is `caverna_rollout` in C.
 
 Measured 2026-12-02 in one process on the shared 2-core box (load average about 2.8 from other work), solo
-games with chance sampled from numpy seeded by the game number, `process_time` per game:
+games with chance sampled from numpy seeded by the game number, `process_time` per game, on the hand-set
+weights (the default then; `weights=hand` now):
     caverna_heuristic (Python)     5 games: mean 47.4 (sd 1.9), 0.976 CPU-s a game, 1.0 games/s
     caverna_greedy                20 games: mean 47.4 (sd 1.5), 0.011 CPU-s a game, 90 games/s (about 88x)
     caverna_pilot:candidates=3    10 games: mean 61.0 (sd 5.0), 0.454 CPU-s a game (caverna_agents.py's
@@ -42,10 +43,15 @@ Command (from any folder but the repository root, whose `cavekit/` shadows the i
             s.apply_action(sample_chance_outcome(s.chance_outcomes(), rng.random()) if s.current_player() == CHANCE
                            else a.step(s))
         return s.scores()[0]
-    for spec, games in [("caverna_heuristic", 5), ("caverna_greedy", 20), ("caverna_pilot:candidates=3", 10)]:
+    for spec, games in [("caverna_heuristic", 5), ("caverna_greedy:weights=hand", 20),
+                        ("caverna_pilot:candidates=3,weights=hand", 10)]:
         t = time.process_time(); scores = [solo(spec, k) for k in range(games)]; cpu = (time.process_time() - t) / games
         print(spec, games, np.mean(scores), np.std(scores, ddof=1), cpu)
     EOF
+Since 2026-12-03 the agents play with the tuned weights (`weights=tuned`, `search/caverna_weights.py`), the
+pilot nests (`level`) and, solo, follows the best game found; the figures of that step (solo: greedy 62.2,
+pilot 73.5, level 2 80.7, level 3 82.1; two players) are in results/caverna_strength/README.md.
+
 A whole-game C playout (`heuristic_playouts`) takes about 15 ms solo, 34 ms with two players and 75 ms with
 four. Most of that is the engine, not the port: `perf` puts about 70% of a playout in the compiled engine's
 legal-action generation (furnish_targets, payment_choices, placement_legal, atom_actions, the affordability
@@ -72,6 +78,8 @@ from cavekit.core.caverna.compiled cimport (CK_NONE, HK_FEED_1, HK_MARKER, HK_NO
                                            feeding_need, legal_actions, make_config, player_summary, returns,
                                            score, tab)
 
+import math
+
 import numpy as np
 
 from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
@@ -80,6 +88,7 @@ from ..core.caverna.rules import ANIMALS, FARM_ANIMALS, GOODS, default_config
 from ..core.caverna.spec import SPEC
 from .agent import choosable_actions, register_agent
 from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED, FollowsLines
+from .caverna_weights import weights_for
 
 assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
 assert (K_PLACE, K_ORDER, K_END_TURN, K_CONVERT, K_PEACEFUL) == (PLACE, ORDER, END_TURN, CONVERT, PEACEFUL), \
@@ -94,14 +103,15 @@ cdef int8_t GROUP[MAX_ACTIONS]             # `_representatives` key: furnishing 
 cdef int GOODS_WEIGHTED_IDX[NUM_GOODS]     # GOODS_WEIGHTED order -> struct goods index
 cdef int FARM_IDX[NUM_ANIMALS]
 cdef int NUM_FARM = 0
-cdef int WOOD, STONE, FOOD
+cdef int WOOD, STONE, FOOD, GRAIN, VEGETABLE
+cdef int CROP_ON_FIELD                         # BOARD_FEATURES index of the crops on fields
 cdef Config DEFAULT_CFG                    # fu.dwarf_room / family_limit read the board with the default config
 cdef Weights DEFAULT_WEIGHTS
 
 
 def _load_tables() -> None:
     """Action kinds and representative groups from the action table; goods and animals indices by name."""
-    global NUM_ACTIONS, NUM_FARM, WOOD, STONE, FOOD, DEFAULT_CFG
+    global NUM_ACTIONS, NUM_FARM, WOOD, STONE, FOOD, GRAIN, VEGETABLE, CROP_ON_FIELD, DEFAULT_CFG
     specs = action_table().specs
     if len(specs) > MAX_ACTIONS:
         raise ValueError(f"caverna_fast: {len(specs)} actions, more than MAX_ACTIONS={MAX_ACTIONS}")
@@ -125,6 +135,8 @@ def _load_tables() -> None:
     for k, name in enumerate(FARM_ANIMALS):
         FARM_IDX[k] = ANIMALS.index(name)
     WOOD, STONE, FOOD = GOODS.index("wood"), GOODS.index("stone"), GOODS.index("food")
+    GRAIN, VEGETABLE = GOODS.index("grain"), GOODS.index("vegetable")
+    CROP_ON_FIELD = BOARD_FEATURES.index("crop_on_field")
     DEFAULT_CFG = make_config(default_config())
 
 
@@ -147,6 +159,8 @@ cdef Weights weights_from(dict weights, double scale) except *:
     w.dwelling_plan = weights["dwelling_plan"]
     w.dwarf_food = weights["dwarf_food"]
     w.feeding_urgency = weights["feeding_urgency"]
+    w.dwarf_harvest_food = weights["dwarf_harvest_food"]
+    w.food_gap = weights["food_gap"]
     w.scale = scale
     return w
 
@@ -237,15 +251,9 @@ cdef void _board_features(const Board* b, const Config* cfg, int* counts) noexce
             counts[5] += 1
 
 
-cdef double _board_promise(const Board* b, const Config* cfg, const Weights* w) noexcept nogil:
-    """Empty caverns, tunnels, empty fields, meadows and stables, weighted (before the share)."""
-    cdef int counts[NUM_BOARD_FEATURES]
-    cdef int k
-    cdef double total = 0.0
-    _board_features(b, cfg, counts)
-    for k in range(NUM_BOARD_FEATURES):
-        total += w.board[k] * counts[k]
-    return total
+cdef inline int food_supply(const Player* p, int crops_on_fields) noexcept nogil:
+    """Food in hand, grain and vegetables (2 each) converted, and the crops still on fields at 1 each."""
+    return p.goods[FOOD] + p.goods[GRAIN] + 2 * p.goods[VEGETABLE] + crops_on_fields
 
 
 cdef inline bint _feeding_now(const GameState* s, int q) noexcept nogil:
@@ -278,6 +286,7 @@ cdef void expected_points(const GameState* s, const Weights* w, double* out) noe
     cdef const Player* p
     cdef Summary summary
     cdef int q, k, dwarfs, weapons, pairs, food, need, now
+    cdef int counts[NUM_BOARD_FEATURES]
     _timing(s, &share, &work_left, &harvests)
     for q in range(s.num_players):
         p = &s.players[q]
@@ -296,9 +305,13 @@ cdef void expected_points(const GameState* s, const Weights* w, double* out) noe
         for k in range(p.n_placed):
             weapons += p.placed[k] if p.placed[k] > 0 else 0
         promise += w.weapon * weapons
-        promise += _board_promise(&p.board, cfg, w)
+        _board_features(&p.board, cfg, counts)
+        for k in range(NUM_BOARD_FEATURES):
+            promise += w.board[k] * counts[k]
         value = now + share * promise + (w.dwarf_round * dwarfs + w.free_room_round * room) * work_left
         value -= w.dwarf_food * max(0, s.num_players - 2) * dwarfs * harvests
+        value -= w.dwarf_harvest_food * dwarfs * harvests
+        value -= w.food_gap * max(0.0, 2 * dwarfs * harvests - food_supply(p, counts[CROP_ON_FIELD]))
         pairs = 0
         for k in range(NUM_FARM):
             pairs += p.animals[FARM_IDX[k]] >= 2
@@ -577,7 +590,7 @@ cdef int play_policy(GameState* s, Policy* pol, int stop_round) noexcept nogil:
 
 
 cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil:
-    """The heuristic (default weights, turn look-ahead, 12 steps) in every seat to the end; chance and tie
+    """The heuristic (hand-set weights, turn look-ahead, 12 steps) in every seat to the end; chance and tie
     noise from `rng`. The number of steps (-1 if memory ran out)."""
     cdef Policy pol
     _init_policy(&pol, &DEFAULT_WEIGHTS, rng, True, 12)
@@ -587,9 +600,82 @@ cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil:
 # ------------------------------------------------------------------------------------------------
 # The pilot (CavernaRolloutAgent)
 
-cdef double _rollout(const GameState* s, const Line* line, int player, const Weights* w, int horizon,
-                     uint64_t* pilot_rng) noexcept nogil:
-    """The mover's value after `line` and the heuristic playing on for `horizon` rounds (0: to the end)."""
+cdef inline void _record(Record* rec, int action) noexcept nogil:
+    if rec == NULL or rec.n < 0:
+        return
+    if rec.n == MAX_RECORD:
+        rec.n = -1
+        return
+    rec.actions[rec.n] = action
+    rec.n += 1
+
+
+cdef int play_pilot(GameState* s, Policy* pol, uint64_t* rng, int candidates, int rollouts, int horizon,
+                    int level, int stop_round, Record* rec) noexcept nogil:
+    """Play the level-`level` pilot in every seat (level 0: the policy; chance from `rng`) to the end, or until
+    round `stop_round` starts (< 0: to the end), appending each action to `rec` (NULL: none); the number of
+    steps, -1 if memory ran out. Solo to the end (no chance: a playout replays exactly) each level follows
+    the best playout its placements have found so far, as CavernaPilotAgent does."""
+    cdef int legal[MAX_ACTIONS]
+    cdef int n, action, steps = 0, memory_pos = 0
+    cdef bint memorize = level > 0 and s.num_players == 1 and stop_round < 0
+    cdef double value, memory_value = -INFINITY
+    cdef Record* memory = NULL
+    cdef Record* found = NULL
+    cdef Line best
+    if level == 0 and rec == NULL:
+        return play_policy(s, pol, stop_round)
+    if memorize:
+        memory = <Record*>malloc(sizeof(Record))
+        found = <Record*>malloc(sizeof(Record))
+        if memory == NULL or found == NULL:
+            free(memory)
+            free(found)
+            return -1
+        memory.n = 0
+    while s.phase != PH_OVER and not (stop_round >= 0 and s.round >= stop_round and s.phase == PH_START):
+        if chance_kind(s) != CK_NONE:
+            action = _sample_chance(s, rng)
+        elif level == 0:
+            action = policy_step(pol, s)
+        else:
+            n = legal_actions(s, legal)
+            action = _planned(pol, legal, n) if not memorize else -1
+            if action < 0 and n > 1 and _any_place(legal, n):
+                if pilot_choose(s, pol, rng, candidates, rollouts, horizon, level, &best, found,
+                                &value if memorize else NULL) < 0:
+                    action = -2
+                elif memorize and found.n > 0 and value > memory_value:
+                    memcpy(memory, found, sizeof(Record))
+                    memory_value, memory_pos = value, 0
+                elif not memorize:
+                    _follow(pol, &best)
+                    action = best.actions[0]
+            if action == -1 and memorize and memory_pos < memory.n:
+                action = memory.actions[memory_pos]
+                memory_pos += 1
+            elif action == -1 and n == 1:
+                action = legal[0]
+            elif action == -1:
+                action = _choose(pol, s, legal, n)
+        if action < 0:
+            free(memory)
+            free(found)
+            return -1
+        apply_action(s, action)
+        _observe(pol, action)
+        _record(rec, action)
+        steps += 1
+    free(memory)
+    free(found)
+    return steps
+
+
+cdef double _rollout(const GameState* s, const Line* line, int player, const Weights* w, int candidates,
+                     int rollouts, int horizon, int level, uint64_t* pilot_rng, Record* rec) noexcept nogil:
+    """The mover's value after `line` and the level-`level` pilot (0: the heuristic) playing on for `horizon`
+    rounds (0: to the end), the line and the playout's actions into `rec` (NULL: none); -INFINITY if memory
+    ran out."""
     cdef GameState sim
     cdef Policy pol
     cdef double values[MAX_PLAYERS]
@@ -598,35 +684,59 @@ cdef double _rollout(const GameState* s, const Line* line, int player, const Wei
     if rng == 0:
         rng = 1
     memcpy(&sim, s, sizeof(GameState))
+    if rec != NULL:
+        rec.n = 0
     for k in range(line.n):
         apply_action(&sim, line.actions[k])
+        _record(rec, line.actions[k])
     _init_policy(&pol, w, &rng, True, 12)
-    play_policy(&sim, &pol, sim.round + horizon if horizon else -1)
+    if play_pilot(&sim, &pol, &rng, candidates, rollouts, horizon, level, sim.round + horizon if horizon else -1,
+                  rec) < 0:
+        return -INFINITY
     evaluate(&sim, w, values)
     return values[player]
 
 
 cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, int candidates, int rollouts,
-                      int horizon, Line* best) noexcept nogil:
+                      int horizon, int level, Line* best, Record* best_record, double* record_value) noexcept nogil:
     """At a placement: the best of the policy's `candidates` whole-turn lines by the mean of `rollouts`
-    rollouts into `best`; 0, or -1 if memory ran out."""
+    rollouts of the level-(`level` - 1) pilot (level 1: rollouts of the heuristic) into `best`; unless
+    `best_record` is NULL, the actions of the single best rollout of any candidate (its line included) into
+    `best_record` and its value into `record_value`. 0, or -1 if memory ran out."""
     cdef int legal[MAX_ACTIONS]
     cdef int n = legal_actions(s, legal), player = current_player(s), k, r
-    cdef double value, best_value = -INFINITY
+    cdef double value, one, top = -INFINITY, top_rollout = -INFINITY
+    cdef Record* rec = NULL
     cdef Line* lines = <Line*>malloc(n * sizeof(Line))
     if lines == NULL:
         return -1
+    if best_record != NULL:
+        rec = <Record*>malloc(sizeof(Record))
+        if rec == NULL:
+            free(lines)
+            return -1
     _turn_lines(s, legal, n, player, pol, pilot_rng, lines)
     memcpy(best, &lines[0], sizeof(Line))
     for k in range(min(candidates, n)):
         value = 0.0
         for r in range(rollouts):
-            value += _rollout(s, &lines[k], player, pol.w, horizon, pilot_rng)
+            one = _rollout(s, &lines[k], player, pol.w, candidates, rollouts, horizon, level - 1, pilot_rng, rec)
+            if one == -INFINITY:
+                free(lines)
+                free(rec)
+                return -1
+            value += one
+            if rec != NULL and one > top_rollout:
+                top_rollout = one
+                memcpy(best_record, rec, sizeof(Record))
         value /= rollouts
-        if value > best_value:
-            best_value = value
+        if value > top:
+            top = value
             memcpy(best, &lines[k], sizeof(Line))
+    if record_value != NULL:
+        record_value[0] = top_rollout
     free(lines)
+    free(rec)
     return 0
 
 
@@ -686,6 +796,13 @@ cdef class _FastPolicy:
             free(lines)
 
 
+def agent_weights(game, weights: CavernaWeights | str) -> CavernaWeights:
+    """The C weights an agent plays with: given, or `tuned` / `hand` / a file path (`caverna_weights`)."""
+    if isinstance(weights, CavernaWeights):
+        return weights
+    return make_weights(weights_for(game.num_players, weights))
+
+
 def _check_range(agent: str, name: str, value: int, low: int, high: int | None = None) -> None:
     if value < low or (high is not None and value > high):
         allowed = f"{low}..{high}" if high is not None else f">= {low}"
@@ -698,7 +815,7 @@ class CavernaGreedyAgent(FollowsLines):
     name = "caverna_greedy"
 
     def __init__(self, game, seed=None, turn_lookahead: int = 1, max_turn_steps: int = 12,
-                 weights: CavernaWeights | None = None, tie_noise: float = 1e-9):
+                 weights: CavernaWeights | str = "tuned", tie_noise: float = 1e-9):
         # tie_noise (not a spec option): 0 makes the first of equal values win, as tests need to compare
         # choices with the Python heuristic's exactly
         _check_range("caverna_greedy", "turn_lookahead", turn_lookahead, 0, 1)
@@ -707,7 +824,7 @@ class CavernaGreedyAgent(FollowsLines):
         self._seed = seed
         self.turn_lookahead = bool(turn_lookahead)
         self.max_turn_steps = max_turn_steps
-        self.weights = make_weights() if weights is None else weights
+        self.weights = agent_weights(game, weights)
         self.tie_noise = tie_noise
         self.reset()
 
@@ -736,24 +853,37 @@ class CavernaGreedyAgent(FollowsLines):
 cdef class _Pilot:
     """The pilot's generator and its C search at placements."""
     cdef uint64_t rng
-    cdef int candidates, rollouts, horizon
+    cdef int candidates, rollouts, horizon, level
 
-    def __init__(self, seed: int, int candidates, int rollouts, int horizon):
+    def __init__(self, seed: int, int candidates, int rollouts, int horizon, int level):
         self.rng = search_rng(seed)
-        self.candidates, self.rollouts, self.horizon = candidates, rollouts, horizon
+        self.candidates, self.rollouts, self.horizon, self.level = candidates, rollouts, horizon, level
 
-    def choose(self, state, _FastPolicy policy) -> list[int]:
-        """The line to follow from a placement (the best of the policy's candidates by rollouts)."""
+    def choose(self, state, _FastPolicy policy, bint record=False) -> tuple[list[int], list[int], float]:
+        """(line, playout, value) at a placement: the line to follow (the best of the policy's candidates by
+        rollouts) and, with `record`, the actions of the best single rollout (its line included; [] if it was
+        too long to keep) with its value."""
         cdef CoreState cs = _compiled(state)
         cdef Line best
+        cdef Record* rec = NULL
+        cdef double value = -INFINITY
         cdef int status
-        policy.pol.plan_n = policy.pol.plan_pos = 0
-        with nogil:
-            status = pilot_choose(&cs.s, &policy.pol, &self.rng, self.candidates, self.rollouts, self.horizon,
-                                  &best)
-        if status < 0:
-            raise MemoryError()
-        return [best.actions[k] for k in range(best.n)]
+        if record:
+            rec = <Record*>malloc(sizeof(Record))
+            if rec == NULL:
+                raise MemoryError()
+            rec.n = 0
+        try:
+            policy.pol.plan_n = policy.pol.plan_pos = 0
+            with nogil:
+                status = pilot_choose(&cs.s, &policy.pol, &self.rng, self.candidates, self.rollouts, self.horizon,
+                                      self.level, &best, rec, &value)
+            if status < 0:
+                raise MemoryError()
+            playout = [rec.actions[k] for k in range(rec.n)] if rec != NULL else []
+            return [best.actions[k] for k in range(best.n)], playout, value
+        finally:
+            free(rec)
 
 
 class CavernaPilotAgent:
@@ -762,38 +892,77 @@ class CavernaPilotAgent:
     At a placement the heuristic's whole-turn look-ahead ranks every space; the `candidates` best lines are each
     played out `rollouts` times with the C heuristic in every seat for `horizon` more rounds (0: to the end),
     valued by the C evaluator for the mover (exact returns when the game ends); the best mean wins and its
-    line is followed. Every other decision is `caverna_greedy`'s.
+    line is followed. Every other decision is `caverna_greedy`'s. `level` nests the method (nested Monte
+    Carlo search): at level 2 the rollouts are themselves played by the level-1 pilot in every seat, so each
+    placement costs about `candidates` times a whole level-1 game's placements.
+
+    Solo with rollouts to the end (`horizon=0`), every rollout is a whole game that replays exactly (the solo
+    game has no chance), so the pilot keeps the best one found so far and follows it, replacing it only by a
+    better one (nested Monte Carlo search's memorised sequence): it never ends below a game it has seen, and
+    `best_found` is the score it is heading for. Each nested level does the same inside its rollouts.
     """
 
     name = "caverna_pilot"
 
-    def __init__(self, game, seed=None, candidates: int = 3, rollouts: int = 1, horizon: int = 0,
-                 weights: CavernaWeights | None = None):
+    def __init__(self, game, seed=None, candidates: int = 3, rollouts: int = 1, horizon: int = 0, level: int = 1,
+                 weights: CavernaWeights | str = "tuned"):
         _check_range("caverna_pilot", "candidates", candidates, 1)
         _check_range("caverna_pilot", "rollouts", rollouts, 1)
         _check_range("caverna_pilot", "horizon", horizon, 0)
+        _check_range("caverna_pilot", "level", level, 1, 3)
         self.game = game
         self._seed = seed
-        self.candidates, self.rollouts, self.horizon = candidates, rollouts, horizon
-        self.weights = make_weights() if weights is None else weights
+        self.candidates, self.rollouts, self.horizon, self.level = candidates, rollouts, horizon, level
+        self.weights = agent_weights(game, weights)
+        # solo rollouts to the end are whole games that replay exactly: keep the best one (see step)
+        self.memorize = game.num_players == 1 and horizon == 0
         self.reset()
 
     def reset(self) -> None:
-        """Restart the generators from the seed."""
+        """Restart the generators from the seed and forget the remembered game."""
+        self._memory: list[int] = []
+        self._memory_value = -math.inf
         rng = np.random.default_rng(self._seed)
-        self.pilot = _Pilot(int(rng.integers(1 << 62)), self.candidates, self.rollouts, self.horizon)
+        self.pilot = _Pilot(int(rng.integers(1 << 62)), self.candidates, self.rollouts, self.horizon, self.level)
         self.policy = CavernaGreedyAgent(self.game, seed=int(rng.integers(1 << 62)), weights=self.weights)
 
     def step(self, state) -> int:
         """The pilot's action for the player to move."""
         policy = self.policy
         legal = choosable_actions(state)
-        if len(legal) == 1 or not any(KIND[a] == K_PLACE for a in legal):
+        placing = len(legal) > 1 and any(KIND[a] == K_PLACE for a in legal)
+        if self.memorize:
+            return self._memorized_step(state, legal, placing)
+        if not placing:
             return policy.step(state)
         planned = policy.planned(state, legal)
         if planned is not None:
             return planned
-        return policy.follow(state, self.pilot.choose(state, policy.policy))
+        return policy.follow(state, self.pilot.choose(state, policy.policy)[0])
+
+    @property
+    def best_found(self) -> float | None:
+        """Solo to the end: the final score of the game being followed (the best found so far); else None."""
+        return self._memory_value if self.memorize and self._memory else None
+
+    def _memorized_step(self, state, legal: list[int], placing: bool) -> int:
+        """Solo to the end: the next action of the best game found so far, which a placement's rollouts may
+        replace by a better one (the game has no chance, so replaying a playout scores what it scored)."""
+        history = list(state.history())
+        memory = self._memory
+        valid = len(memory) > len(history) and memory[:len(history)] == history
+        if placing:
+            _, playout, value = self.pilot.choose(state, self.policy.policy, record=True)
+            if playout and (not valid or value > self._memory_value):
+                memory, valid = history + playout, True
+                self._memory, self._memory_value = memory, value
+        if not valid:                   # before the first placement, or a state the agent did not play to
+            self._memory, self._memory_value = [], -math.inf
+            return self.policy.step(state)
+        action = memory[len(history)]
+        if action not in legal:
+            raise AssertionError(f"caverna_pilot: the remembered action {action} is not legal here")
+        return action
 
 
 # ------------------------------------------------------------------------------------------------
@@ -818,6 +987,7 @@ def heuristic_playouts(state, int count, seed) -> list[list[float]]:
     return results
 
 
-register_agent("caverna_greedy", CavernaGreedyAgent, {"turn_lookahead": int, "max_turn_steps": int}, game=SPEC.name)
-register_agent("caverna_pilot", CavernaPilotAgent, {"candidates": int, "rollouts": int, "horizon": int},
+register_agent("caverna_greedy", CavernaGreedyAgent, {"turn_lookahead": int, "max_turn_steps": int, "weights": str},
                game=SPEC.name)
+register_agent("caverna_pilot", CavernaPilotAgent, {"candidates": int, "rollouts": int, "horizon": int,
+                                                    "level": int, "weights": str}, game=SPEC.name)

@@ -42,8 +42,14 @@ def close(a: list[float], b: list[float], tol: float = 1e-9) -> bool:
     return len(a) == len(b) and all(abs(x - y) <= tol for x, y in zip(a, b))
 
 
+# every weight non-zero and different, so that a term the C code drops or mixes up shows (the hand-set
+# weights leave the food-bill terms at 0)
+DISTINCT = {name: 0.2 + 0.1 * k for k, name in enumerate(CAVERNA_WEIGHTS)}
+
+
 @pytest.mark.parametrize("seed,random_share", [(100, 0.3), (200, 1.0)])
 def test_c_evaluator_equals_python_in_every_phase_and_player_count(seed, random_share):
+    distinct = cf.make_weights(DISTINCT)
     seen: set[str] = set()
     unseated = 0
     for players in range(1, 8):
@@ -54,6 +60,8 @@ def test_c_evaluator_equals_python_in_every_phase_and_player_count(seed, random_
                 assert cf.evaluate_state(state) == [0.0] * players
             elif not state.is_terminal():
                 assert close(cf.expected_points_state(state), expected_points(state)), (players, k, state.phase)
+                assert close(cf.expected_points_state(state, distinct), expected_points(state, DISTINCT)), \
+                    (players, k, state.phase)
             seen.add(state.phase)
     # random play keeps too few animals to face a breeding choice
     expected = PHASES if random_share < 1 else PHASES - {"breeding"}
@@ -104,7 +112,7 @@ def _check_policy_game(players: int, seed: int, max_decisions: int, exact: bool)
     on how ties were broken, in the Python heuristic as well."""
     from cavekit.search.caverna_fast import CavernaGreedyAgent
     game = load_game("caverna", players=players)
-    agent = CavernaGreedyAgent(game, seed=seed, tie_noise=0.0 if exact else 1e-9)
+    agent = CavernaGreedyAgent(game, seed=seed, weights="hand", tie_noise=0.0 if exact else 1e-9)
     python = CavernaHeuristicAgent(game, seed=0)
     python.rng = _NoNoise()
     rng = np.random.default_rng(seed)
@@ -157,7 +165,7 @@ def test_c_turn_lines_match_python_turn_lines_at_a_placement():
     python = CavernaHeuristicAgent(game, seed=0)
     python.rng = _NoNoise()
     expected = python.turn_lines(state, state.legal_actions(), player, _NoNoise())
-    policy = make_agent("caverna_greedy", game, seed=0).policy
+    policy = make_agent("caverna_greedy:weights=hand", game, seed=0).policy
     got = policy.turn_lines(state, noise=0.0)
     assert [line for _, line in got] == [line for _, line in expected]
     assert close([v for v, _ in got], [v for v, _ in expected])
@@ -203,10 +211,31 @@ def _finish(game, state, spec: str, seed: int) -> int:
 
 @pytest.mark.parametrize("round_index", [4, 8])
 def test_pilot_scores_at_least_what_greedy_scores_from_the_same_solo_position(round_index):
-    """Solo has no chance: the pilot's first candidate is the greedy line, its rollout greedy's own game."""
+    """Solo has no chance: the pilot's first candidate is the greedy line, and its rollout greedy's own game."""
     game, state = _solo_position(round_index)
     for seed in (1, 2):
         assert _finish(game, state, "caverna_pilot:candidates=3", seed) >= _finish(game, state, "caverna_greedy", seed)
+
+
+@pytest.mark.parametrize("spec", ["caverna_pilot:candidates=3", "caverna_pilot:candidates=2,level=2"])
+def test_the_solo_pilot_follows_the_best_game_it_has_found_to_its_score(spec):
+    game, state = _solo_position(7)
+    agent = make_agent(spec, game, seed=3)
+    found = []
+    while not state.is_terminal():
+        state.apply_action(agent.step(state))
+        found.append(agent.best_found)
+    assert found == sorted(found)                   # replaced only by a better game
+    assert state.scores()[0] == found[-1]           # and that game is the one played
+    assert make_agent("caverna_pilot:horizon=1", game).best_found is None
+
+
+def test_a_nested_pilot_scores_at_least_what_the_pilot_scores_from_the_same_solo_position():
+    """Level 2 rolls each candidate out with the level-1 pilot, whose own choice is among the candidates."""
+    game, state = _solo_position(9)
+    for seed in (1, 2):
+        nested = _finish(game, state, "caverna_pilot:candidates=2,level=2", seed)
+        assert nested >= _finish(game, state, "caverna_pilot:candidates=2", seed)
 
 
 def test_agents_take_reference_states():
@@ -223,10 +252,12 @@ def test_bad_options_say_what_is_allowed():
                           ("caverna_greedy:turn_lookahead=2", "turn_lookahead must be 0..1"),
                           ("caverna_pilot:candidates=0", "candidates must be >= 1"),
                           ("caverna_pilot:rollouts=0", "rollouts must be >= 1"),
-                          ("caverna_pilot:horizon=-2", "horizon must be >= 0")]:
+                          ("caverna_pilot:horizon=-2", "horizon must be >= 0"),
+                          ("caverna_pilot:level=4", "level must be 1..3"),
+                          ("caverna_greedy:weights=heavy", "weights must be one of tuned, hand or a weights file")]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec, game, seed=0)
-    with pytest.raises(ConfigError, match="its options: candidates, horizon, rollouts"):
+    with pytest.raises(ConfigError, match="its options: candidates, horizon, level, rollouts, weights"):
         make_agent("caverna_pilot:depth=2", game, seed=0)
     with pytest.raises(TypeError, match="compiled engine"):
         cf.evaluate_state(object())

@@ -39,6 +39,7 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from ...core import load_game
+from ..cross_entropy import elite_update
 from ...core.api import CHANCE
 from ...core.deal import deal_seed, new_deal
 from ...search.cvc_evaluation import compiled_value_features
@@ -203,9 +204,8 @@ def policy_search(entry: dict[str, Any], generations: int, population: int, game
             bar.update()
         bar.close()
         fitness = np.asarray(scores[1:])
-        elite = np.asarray([candidates[k] for k in np.argsort(-fitness, kind="stable")[:max(1, population // ELITE)]])
-        mean = ((1 - SMOOTHING) * mean + SMOOTHING * elite.mean(axis=0)).round(DECIMALS)
-        spread = np.maximum((1 - SMOOTHING) * spread + SMOOTHING * elite.std(axis=0), MIN_SPREAD)
+        mean, spread, elite = elite_update(mean, spread, candidates, fitness, elite_share=ELITE, smoothing=SMOOTHING,
+                                           min_spread=MIN_SPREAD, decimals=DECIMALS)
         history.append({"generation": g + 1, "games": games, "mean_before": round(scores[0], 3),
                         "best_candidate": round(float(fitness.max()), 3),
                         "elite_mean": round(float(np.sort(fitness)[-len(elite):].mean()), 3),

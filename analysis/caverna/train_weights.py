@@ -1,0 +1,147 @@
+"""Tune the Caverna evaluator's weights for caverna_greedy's play, reproducibly from one seed.
+
+The evaluator (`search/caverna_agents.py`) is a weighted sum of what a position promises; its hand-set
+weights (`CAVERNA_WEIGHTS`) are the baseline. This is the cross-entropy method on those weights: each
+generation draws `--population` candidates around the current mean (a normal spread per weight, weights kept
+at 0 or above, rounded to `DECIMALS`), scores each by the mean final score per seat of `--games` games in
+which caverna_greedy with the candidate plays every seat, and moves the mean and spread towards the best
+quarter. Generation g plays deals `deal_seed(seed + 1000 + g, i)` with the agents seeded from the same
+numbers, the same games for every candidate of a generation, so candidates are compared on equal terms and
+the file depends on the arguments only (not on `--jobs`). The solo game has no chance (its round cards lie
+in a fixed order), so its "deals" differ only in the agents' tie noise.
+
+Greedy play is what the other Caverna agents are built on (caverna_pilot's candidates and rollouts), so the
+weights that make it score most are the ones they use. The family's food bill (`dwarf_harvest_food`,
+`food_gap`) is only used once tuned: the baseline sets it to 0.
+
+    python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 --players 1 2 4
+
+writes `search/data/caverna_weights.json` (with `--out`, another file): the mean of the last generation per
+player count, the command, and each generation's figures (the mean's score before the generation, the best
+candidate's, the elite's mean, the mean family size at the end).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from tqdm import tqdm
+
+from ...core import load_game
+from ..cross_entropy import elite_update
+from ...core.api import CHANCE
+from ...core.deal import deal_seed, new_deal
+from ...search.caverna_agents import CAVERNA_WEIGHTS
+from ...search.caverna_fast import CavernaGreedyAgent, make_weights
+from ...search.caverna_weights import FORMAT, WEIGHTS_FILE, parse_weights_file
+
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "search" / "data" / WEIGHTS_FILE
+NAMES = tuple(CAVERNA_WEIGHTS)
+DECIMALS = 4
+ELITE = 4               # the best quarter of each generation
+SMOOTHING = 0.7         # share of the new mean and spread taken from the elite (the rest kept)
+START_SPREAD = 0.5      # times the baseline weight, at least MIN_START_SPREAD
+MIN_START_SPREAD = 0.3
+MIN_SPREAD = 0.05
+
+
+def greedy_games(weights: dict[str, float], players: int, seed: int, games: int) -> tuple[float, float]:
+    """(mean final score per seat, mean family size at the end) of `games` games of caverna_greedy with
+    `weights` in every seat, on deals `deal_seed(seed, i)`."""
+    game = load_game("caverna", players=players)
+    c_weights = make_weights(weights)
+    scores, family = [], []
+    for i in range(games):
+        number = deal_seed(seed, i)
+        deal = new_deal(game, number)
+        agent = CavernaGreedyAgent(game, seed=number, weights=c_weights)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(deal.outcome(state) if state.current_player() == CHANCE else agent.step(state))
+        scores.append(float(np.mean(state.scores())))
+        family.append(float(np.mean([state.summary(p).dwarfs for p in range(players)])))
+    return float(np.mean(scores)), float(np.mean(family))
+
+
+def cross_entropy(players: int, generations: int, population: int, games: int, seed: int, jobs: int,
+                  progress: bool) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """The tuned weights for `players` and each generation's figures (see the module docstring)."""
+    base = np.array([CAVERNA_WEIGHTS[name] for name in NAMES])
+    mean = base.copy()
+    spread = np.maximum(MIN_START_SPREAD, START_SPREAD * np.abs(base))
+    rng = np.random.default_rng([seed, players])
+    history = []
+    for g in range(generations):
+        deals = seed + 1000 + g
+        candidates = [np.maximum(0.0, mean + spread * rng.standard_normal(len(mean))).round(DECIMALS)
+                      for _ in range(population)]
+        calls = (delayed(greedy_games)(dict(zip(NAMES, map(float, w))), players, deals, games)
+                 for w in [mean, *candidates])
+        bar = tqdm(total=population + 1, disable=not progress, unit="candidate",
+                   desc=f"caverna weights, {players} player(s), generation {g + 1}/{generations}")
+        results = []
+        for result in Parallel(n_jobs=jobs, return_as="generator")(calls):
+            results.append(result)
+            bar.update()
+        bar.close()
+        fitness = np.array([score for score, _ in results[1:]])
+        mean, spread, best = elite_update(mean, spread, candidates, fitness, elite_share=ELITE, smoothing=SMOOTHING,
+                                          min_spread=MIN_SPREAD, decimals=DECIMALS)
+        history.append({"players": players, "generation": g + 1, "games": games,
+                        "mean_before": round(results[0][0], 3), "family_before": round(results[0][1], 3),
+                        "best_candidate": round(float(fitness[best[0]]), 3),
+                        "elite_mean": round(float(fitness[best].mean()), 3),
+                        "spread": round(float(spread.mean()), 4)})
+    return {name: float(w) for name, w in zip(NAMES, mean)}, history
+
+
+def weights_document(tuned: dict[int, dict[str, float]], history: list[dict[str, Any]], command: str) -> dict:
+    """The JSON document of a weights file."""
+    return {"format": FORMAT, "version": 1, "command": command,
+            "weights": {str(p): tuned[p] for p in sorted(tuned)}, "training": history}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.caverna.train_weights",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--generations", type=int, default=25, help="cross-entropy generations (default 25)")
+    parser.add_argument("--population", type=int, default=24, help="candidates per generation (default 24)")
+    parser.add_argument("--games", type=int, default=40, help="games each candidate plays (default 40)")
+    parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    parser.add_argument("--players", type=int, nargs="+", default=[1, 2, 4], choices=range(1, 8),
+                        metavar="{1..7}", help="player counts to tune (default 1 2 4)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the weights file (default the package's "
+                                                                      f"{WEIGHTS_FILE})")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    if min(args.generations, args.population, args.games, args.jobs) < 1 or args.seed < 0:
+        parser.error("--generations, --population, --games and --jobs must be at least 1, --seed at least 0")
+    players = sorted(set(args.players))
+    command = (f"python -m cavekit.analysis.caverna.train_weights --generations {args.generations} "
+               f"--population {args.population} --games {args.games} --seed {args.seed} "
+               f"--players {' '.join(map(str, players))}")
+    tuned, history = {}, []
+    for n in players:
+        tuned[n], figures = cross_entropy(n, args.generations, args.population, args.games, args.seed, args.jobs,
+                                          not args.quiet)
+        history += figures
+    document = weights_document(tuned, history, command)
+    parse_weights_file(json.dumps(document), str(args.out))          # what is written must load
+    try:
+        args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as error:
+        parser.error(f"cannot write {args.out}: {error.strerror}")
+    for row in history:
+        print(", ".join(f"{k} {v}" for k, v in row.items()))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

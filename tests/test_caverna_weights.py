@@ -1,0 +1,112 @@
+"""The tuned Caverna evaluator weights: shipped in the package, chosen per player count, made reproducibly by
+their recorded command, refused with the reason when a file is not one, and better than the baseline."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cavekit.core import load_game
+from cavekit.core.api import ConfigError
+from cavekit.search import make_agent
+from cavekit.search.caverna_agents import CAVERNA_WEIGHTS
+from cavekit.search.caverna_weights import nearest_tuned, parse_weights_file, shipped_weights, weights_for
+
+
+def train(tmp_path, name: str, *args: str) -> dict:
+    from cavekit.analysis.caverna.train_weights import main
+    out = tmp_path / name
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    return json.loads(out.read_text())
+
+
+def test_the_package_ships_weights_for_one_two_and_four_players_with_every_key():
+    tuned = shipped_weights()
+    assert sorted(tuned) == [1, 2, 4]
+    for weights in tuned.values():
+        assert set(weights) == set(CAVERNA_WEIGHTS) and min(weights.values()) >= 0
+        assert weights != CAVERNA_WEIGHTS
+
+
+@pytest.mark.parametrize("players, stand_in", [(1, 1), (2, 2), (3, 2), (4, 4), (5, 4), (6, 4), (7, 4)])
+def test_an_untuned_player_count_uses_the_nearest_tuned_one(players, stand_in):
+    assert nearest_tuned(players, shipped_weights()) == stand_in
+    assert weights_for(players) == shipped_weights()[stand_in]
+
+
+def test_hand_weights_are_the_baseline_and_files_are_read_or_refused_with_the_reason(tmp_path):
+    assert weights_for(2, "hand") == CAVERNA_WEIGHTS
+    good = tmp_path / "w.json"
+    good.write_text(json.dumps({"format": "cavekit caverna weights", "version": 1, "command": "",
+                                "weights": {"3": dict(CAVERNA_WEIGHTS, wood=9.0)}, "training": []}))
+    assert weights_for(7, str(good))["wood"] == 9.0
+    with pytest.raises(ConfigError, match="weights must be one of tuned, hand or a weights file; cannot read"):
+        weights_for(1, str(tmp_path / "missing.json"))
+    wrong_keys = tmp_path / "keys.json"
+    wrong_keys.write_text(json.dumps({"format": "cavekit caverna weights", "version": 1,
+                                      "weights": {"1": {"wood": 1.0}}}))
+    with pytest.raises(ConfigError, match=r"keys.json: the 1-player weights need exactly the evaluator's keys; "
+                                          r"missing \['breeding_pair'"):
+        weights_for(1, str(wrong_keys))
+    with pytest.raises(ConfigError, match="corrupt.json: not a Caverna weights file"):
+        parse_weights_file("{not json", "corrupt.json")
+    with pytest.raises(ConfigError, match="Caverna has 1 to 7"):
+        parse_weights_file(json.dumps({"format": "cavekit caverna weights", "version": 1,
+                                       "weights": {"9": dict(CAVERNA_WEIGHTS)}}), "nine.json")
+
+
+def test_agents_take_the_weights_option_and_a_bad_one_is_a_clear_cli_error():
+    game = load_game("caverna", players=1)
+    tuned = make_agent("caverna_greedy", game, seed=0)
+    hand = make_agent("caverna_greedy:weights=hand", game, seed=0)
+    state = game.new_initial_state()
+    assert tuned.step(state) in state.legal_actions() and hand.step(state) in state.legal_actions()
+    done = subprocess.run([sys.executable, "-m", "cavekit", "match", "caverna", "--players", "1", "--agents",
+                           "caverna_pilot:weights=nowhere.json", "--games", "1"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "cannot read 'nowhere.json'" in done.stderr
+
+
+def test_the_tuned_solo_weights_make_greedy_score_more_than_the_baseline():
+    from cavekit.analysis.caverna.train_weights import greedy_games
+    tuned, _ = greedy_games(shipped_weights()[1], 1, seed=77, games=4)
+    hand, _ = greedy_games(dict(CAVERNA_WEIGHTS), 1, seed=77, games=4)
+    assert tuned > hand + 5
+
+
+def test_tuning_gives_the_same_file_from_the_same_seed_on_any_number_of_workers(tmp_path):
+    from cavekit.analysis.caverna.train_weights import greedy_games
+    small = ("--generations", "2", "--population", "3", "--games", "2", "--players", "1", "2", "--seed", "5")
+    one = train(tmp_path, "one.json", *small, "--jobs", "1")
+    two = train(tmp_path, "two.json", *small, "--jobs", "2")
+    assert one == two
+    assert one["command"] == ("python -m cavekit.analysis.caverna.train_weights --generations 2 --population 3 "
+                              "--games 2 --seed 5 --players 1 2")
+    assert [(row["players"], row["generation"]) for row in one["training"]] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    # generation 1 scores the baseline (its mean before any update) on deals seed + 1000
+    first = one["training"][2]
+    assert (first["mean_before"], first["family_before"]) == tuple(round(x, 3) for x in
+                                                                     greedy_games(dict(CAVERNA_WEIGHTS), 2, 1005, 2))
+    assert first["best_candidate"] >= first["elite_mean"]
+    other = train(tmp_path, "other.json", *small[:-1], "6", "--jobs", "1")
+    assert other["weights"] != one["weights"]
+
+
+def test_bad_tuning_arguments_are_refused_by_the_real_command():
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.caverna.train_weights", "--games", "0"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--games and --jobs must be at least 1" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_shipped_weights_are_what_their_recorded_command_makes(tmp_path):
+    from importlib import resources
+    shipped = json.loads((resources.files("cavekit.search") / "data" / "caverna_weights.json").read_text())
+    args = shipped["command"].split()[3:]          # after "python -m cavekit.analysis.caverna.train_weights"
+    made = train(tmp_path, "made.json", *args, "--jobs", "2")
+    assert made["weights"] == shipped["weights"]
+    assert made["training"] == shipped["training"]
