@@ -78,19 +78,26 @@ def test_the_tuned_solo_weights_make_greedy_score_more_than_the_baseline():
 
 
 def test_tuning_gives_the_same_file_from_the_same_seed_on_any_number_of_workers(tmp_path):
-    from cavekit.analysis.caverna.train_weights import greedy_games
-    small = ("--generations", "2", "--population", "3", "--games", "2", "--players", "1", "2", "--seed", "5")
+    from cavekit.analysis.caverna.train_weights import PILOT, greedy_games
+    small = ("--generations", "2", "--population", "3", "--games", "2", "--players", "1", "2",
+             "--pilot-generations", "1", "--pilot-games", "1", "--seed", "5")
     one = train(tmp_path, "one.json", *small, "--jobs", "1")
     two = train(tmp_path, "two.json", *small, "--jobs", "2")
     assert one == two
     assert one["command"] == ("python -m cavekit.analysis.caverna.train_weights --generations 2 --population 3 "
-                              "--games 2 --seed 5 --players 1 2")
-    assert [(row["players"], row["generation"]) for row in one["training"]] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+                              "--games 2 --seed 5 --players 1 2 --pilot-generations 1 --pilot-games 1")
+    assert [(row["players"], row.get("agent"), row["generation"]) for row in one["training"]] == \
+        [(1, None, 1), (1, None, 2), (1, PILOT, 1), (2, None, 1), (2, None, 2)]
     # generation 1 scores the baseline (its mean before any update) on deals seed + 1000
-    first = one["training"][2]
+    first = one["training"][3]
     assert (first["mean_before"], first["family_before"]) == tuple(round(x, 3) for x in
                                                                      greedy_games(dict(CAVERNA_WEIGHTS), 2, 1005, 2))
     assert first["best_candidate"] >= first["elite_mean"]
+    # the pilot stage starts from the greedy stage's result and is scored by the pilot's play
+    without = train(tmp_path, "without.json", *small[:6], "--players", "1", "--seed", "5", "--jobs", "1")
+    pilot_row = one["training"][2]
+    assert pilot_row["mean_before"] == round(greedy_games(without["weights"]["1"], 1, 5 + 5000, 1, PILOT)[0], 3)
+    assert one["weights"]["2"] == train(tmp_path, "duo.json", *small[:6], "--players", "2", "--seed", "5")["weights"]["2"]
     other = train(tmp_path, "other.json", *small[:-1], "6", "--jobs", "1")
     assert other["weights"] != one["weights"]
 
@@ -99,7 +106,7 @@ def test_bad_tuning_arguments_are_refused_by_the_real_command():
     done = subprocess.run([sys.executable, "-m", "cavekit.analysis.caverna.train_weights", "--games", "0"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "--games and --jobs must be at least 1" in done.stderr
+    assert "--games, --pilot-games and --jobs must be at least 1" in done.stderr
 
 
 @pytest.mark.slow
