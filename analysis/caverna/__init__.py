@@ -1,6 +1,6 @@
-"""Caverna's analyses (`scores`: scores per player count at a stated search budget) and its analysis hooks
-`OUTCOME_FIELDS` (points per scoring category and family size, per seat) and `report_sections` (see
-`cavekit.core.spec`)."""
+"""Caverna's analyses (`scores`: scores per player count at a stated search budget; `strength`: the agents'
+strength report) and its analysis hooks `OUTCOME_FIELDS` (points per scoring category and family size, per
+seat), `report_sections` and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,4 +14,10 @@ def report_sections(data: Any) -> list[Any]:
     return sections(data)
 
 
-__all__ = ["OUTCOME_FIELDS", "report_sections"]
+def add_strength_parser(games: Any) -> None:
+    """`cavekit strength caverna` (`games`: the sub-subcommands of `strength`)."""
+    from .commands import add_strength_parser as add
+    add(games)
+
+
+__all__ = ["OUTCOME_FIELDS", "add_strength_parser", "report_sections"]

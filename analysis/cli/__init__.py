@@ -1,8 +1,8 @@
 """The `cavekit` command line: one module per subcommand, plus each game's own studies.
 
 The generic subcommands (`match`, `tournament`, `bench`, `play`, `report`, `games`, `agents`, `deal`,
-`serve`) live here; a game adds its own
-(for example its strength report) through the `add_commands(subparsers)` hook of its spec's analysis module.
+`serve`, `strength`) live here; a game adds its strength report through the `add_strength_parser` hook and
+its own studies through the `add_commands(subparsers)` hook of its spec's analysis module.
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from ... import __version__
 from ...core.api import CavekitError
 from ...core.registry import game_specs
 from . import agents, bench, deal, games, match, play, report, tournament
-from . import serve
+from . import serve, strength
 
-GENERIC_COMMANDS = (match, bench, tournament, play, report, games, agents, deal, serve)
+GENERIC_COMMANDS = (match, bench, tournament, play, report, games, agents, deal, serve, strength)
 
 
 def build_parser() -> argparse.ArgumentParser:

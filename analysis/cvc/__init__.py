@@ -18,9 +18,15 @@ def report_sections(data: Any) -> list[Any]:
 
 
 def add_commands(sub: Any) -> None:
-    """The `strength`, `room-bans` and `openings` subcommands (`sub`: what `add_subparsers()` returned)."""
+    """The `room-bans` and `openings` subcommands (`sub`: what `add_subparsers()` returned)."""
     from .commands import add_commands as add
     add(sub)
+
+
+def add_strength_parser(games: Any) -> None:
+    """`cavekit strength cvc` (`games`: the sub-subcommands of `strength`)."""
+    from .commands import add_strength_parser as add
+    add(games)
 
 
 def web_board(state: Any, viewer: int | None = None) -> dict[str, Any]:
@@ -35,4 +41,4 @@ def web_score_breakdown(state: Any) -> list[dict[str, Any]]:
     return score_breakdown(state)
 
 
-__all__ = ["DECISION_FIELDS", "add_commands", "report_sections", "web_board", "web_score_breakdown"]
+__all__ = ["DECISION_FIELDS", "add_commands", "add_strength_parser", "report_sections", "web_board", "web_score_breakdown"]

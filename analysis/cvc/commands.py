@@ -1,4 +1,5 @@
-"""Cave vs Cave's own studies as `cavekit` subcommands: `strength cvc`, `room-bans` and `openings`."""
+"""Cave vs Cave's own studies as `cavekit` subcommands: `room-bans` and `openings`, and its strength report
+(`cavekit strength cvc`)."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,8 @@ from .strength import PARTS
 
 def run_strength(args: argparse.Namespace) -> int:
     """Write the strength report and print it."""
-    from .strength import command_line, strength_report
+    from ..strength import command_line
+    from .strength import strength_report
     parts = tuple(args.parts.split(","))
     summary = strength_report(Path(args.out), games=args.games, solo_games=args.solo_games, jobs=args.jobs,
                               seed=args.seed, command=command_line(), parts=parts, strongest=args.strongest,
@@ -56,16 +58,15 @@ def run_openings(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: Any) -> None:
-    """Add the `strength`, `room-bans` and `openings` subcommands."""
-    strength = sub.add_parser(
-        "strength", help="agent strength report: solo scores and their ceiling, matches, the preset ladder, cost",
+def add_strength_parser(games: Any) -> None:
+    """`cavekit strength cvc` (`games`: the sub-subcommands of `strength`)."""
+    strength = games.add_parser(
+        SPEC.name, help="agent strength report: solo scores and their ceiling, matches, the preset ladder, cost",
         description="Play the strongest solo preset (and, told each deal, its ceiling), two-player duplicate matches "
                     "(strongest against the turn MCTS and greedy, the analysis agent against a small turn MCTS), "
                     "each preset against the next one down; time the agents and the compiled MCTS; write "
                     "report.md, summary.json and Parquet tables. A run of some --parts keeps the folder's others.",
         epilog="example: cavekit strength cvc --games 400 --solo-games 200 --jobs 2 --out results/strength")
-    strength.add_argument("game", choices=[SPEC.name], help="game name")
     strength.add_argument("--games", type=int, default=400, help="games per two-player match, even (default 400)")
     strength.add_argument("--solo-games", type=int, default=200, help="solo games (default 200)")
     strength.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -82,6 +83,9 @@ def add_commands(sub: Any) -> None:
     strength.add_argument("--quiet", action="store_true", help="no progress bars")
     strength.set_defaults(run=run_strength)
 
+
+def add_commands(sub: Any) -> None:
+    """Add the `room-bans` and `openings` subcommands."""
     bans = sub.add_parser(
         "room-bans", help="Cave vs Cave: the causal value of each room (paired games with one seat barred from it)",
         description="Play --games games of the agent against itself as the real game, and again for every room\n"

@@ -15,9 +15,6 @@ each part, one Parquet table per match, `solo.parquet`, `summary.json` and a rea
 """
 from __future__ import annotations
 
-import json
-import shlex
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +31,7 @@ from ...search.agent import resolve_preset
 from ..batch import agent_record, run_match
 from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
+from ..strength import StrengthFolder, check_parts
 
 PARTS = ("solo", "ceiling", "matches", "ladder", "cost", "speed")
 # What each figure must show (score rates and shares are lower bounds, times upper bounds); issue 23.
@@ -155,40 +153,17 @@ def move_cost(spec: str, opponent: str, games: int, seed: int) -> dict[str, Any]
             "cpu_seconds_per_move": spent / moves, "cpu_seconds_per_game": float(np.mean(per_game))}
 
 
-def load_summary(out: Path) -> dict[str, Any]:
-    """The folder's summary so far (a run of some parts keeps the others)."""
-    path = out / "summary.json"
-    if not path.exists():
-        return {"parts": {}}
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(summary.get("parts"), dict):
-            raise ValueError("no parts")
-        return summary
-    except (ValueError, AttributeError) as error:
-        raise ConfigError(f"{path}: not a strength summary of this version ({error}); remove it or choose "
-                          "another --out") from None
-
-
 def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int, command: str,
                     parts: tuple[str, ...] = PARTS, strongest: str = "strongest", analysis: str = "medium",
                     mcts: str = "cvc_turn_mcts:iterations=500", weak_mcts: str = "cvc_turn_mcts:iterations=50",
                     greedy: str = "greedy", cost_games: int = 4, progress: bool = True) -> dict[str, Any]:
     """Run the chosen parts of the report into `out` and return the whole summary."""
-    unknown = [p for p in parts if p not in PARTS]
-    if unknown:
-        raise ConfigError(f"unknown report part(s) {', '.join(unknown)}; parts: {', '.join(PARTS)}")
+    check_parts(parts, PARTS)
     if games < 2 or games % 2:
         raise ConfigError(f"--games must be even and at least 2 (every deal is played with both seatings), not {games}")
-    out.mkdir(parents=True, exist_ok=True)
-    summary = load_summary(out)
-    summary.setdefault("commands", {})
+    folder = StrengthFolder(out, command)
+    record = folder.record
     solo_game_spec = resolve_preset(strongest, load_game("cvc", players=1))
-
-    def record(part: str, figures: Any) -> None:
-        summary["parts"][part] = figures
-        summary["commands"][part] = command
-        (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
 
     if "solo" in parts or "ceiling" in parts:
         tables = [play_solo(solo_game_spec, solo_games, seed, jobs, clairvoyant, progress)
@@ -226,10 +201,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         with progress_bar(2 * len(positions), "MCTS speed", "position", progress) as bar:
             record("speed", [mcts_speed(positions, "random", 200, 5000, bar),
                              mcts_speed(positions, "none", 500, 50000, bar)])
-    (out / "command.txt").write_text("\n".join(f"{part}: {c}" for part, c in summary["commands"].items()) + "\n",
-                                     encoding="utf-8")
-    (out / "report.md").write_text(format_report(summary), encoding="utf-8")
-    return summary
+    return folder.finish(format_report)
 
 
 def match_goal(name: str) -> tuple[float, bool]:
@@ -301,7 +273,3 @@ def format_report(summary: dict[str, Any]) -> str:
                   "move), which bounds that ratio; with the heuristic leaf evaluation the MCTS agents play with, "
                   "the generic search's Python tree and evaluation are the whole cost."]
     return "\n".join(lines) + "\n"
-
-
-def command_line() -> str:
-    return "cavekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])

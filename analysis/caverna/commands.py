@@ -1,0 +1,61 @@
+"""Caverna's strength report as a `cavekit` subcommand: `cavekit strength caverna`."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ...core.api import ConfigError
+from ...core.caverna.spec import SPEC
+from .strength import PARTS, PLAYER_COUNTS, ROLLOUT
+
+
+def run_strength(args: argparse.Namespace) -> int:
+    """Write the strength report and print it."""
+    from ..strength import command_line
+    from .strength import strength_report
+    try:
+        counts = tuple(int(n) for n in args.player_counts.split(","))
+    except ValueError:
+        raise ConfigError(f"--player-counts must be comma-separated numbers of players (e.g. 2,3,4,7), not "
+                          f"{args.player_counts!r}") from None
+    strength_report(Path(args.out), command_line(), parts=tuple(args.parts.split(",")), solo_games=args.solo_games,
+                    games=args.games, player_games=args.player_games, ladder_games=args.ladder_games,
+                    ladder_solo_games=args.ladder_solo_games, cost_games=args.cost_games, player_counts=counts,
+                    strongest=args.strongest, analysis=args.analysis, rollout=args.rollout, seed=args.seed,
+                    jobs=args.jobs, progress=not args.quiet)
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def add_strength_parser(games: Any) -> None:
+    """`cavekit strength caverna` (`games`: the sub-subcommands of `strength`)."""
+    strength = games.add_parser(
+        SPEC.name, help="agent strength report: solo, against the rollout search, every player count, the ladder",
+        description="Play the strongest preset solo and against caverna_rollout (two players, every deal played "
+                    "with the seats both ways), in self-play at several player counts (score a seat, family at "
+                    "the end), each preset against the next one down, and time the agents; write report.md, "
+                    "summary.json and one resumable results folder per match. A run of some --parts keeps the "
+                    "folder's others; run the same command again to resume.",
+        epilog="example: cavekit strength caverna --solo-games 100 --games 200 --jobs 2 --out results/caverna_strength/report")
+    strength.add_argument("--parts", default=",".join(PARTS),
+                          help=f"comma-separated parts to run (default all: {','.join(PARTS)})")
+    strength.add_argument("--solo-games", type=int, default=100, help="solo games of strongest (default 100)")
+    strength.add_argument("--games", type=int, default=200, help="games against the rollout search, even (default 200)")
+    strength.add_argument("--player-games", type=int, default=20,
+                          help="self-play games per player count (default 20)")
+    strength.add_argument("--player-counts", default=",".join(map(str, PLAYER_COUNTS)),
+                          help=f"player counts of the self-play part (default {','.join(map(str, PLAYER_COUNTS))})")
+    strength.add_argument("--ladder-games", type=int, default=100,
+                          help="two-player games per ladder rung, even (default 100)")
+    strength.add_argument("--ladder-solo-games", type=int, default=20, help="solo games per preset (default 20)")
+    strength.add_argument("--cost-games", type=int, default=4, help="games timed per cost row (default 4)")
+    strength.add_argument("--strongest", default="strongest", help="the agent measured as strongest (default the preset)")
+    strength.add_argument("--analysis", default="medium", help="the analysis agent for batches (default the medium preset)")
+    strength.add_argument("--rollout", default=ROLLOUT, help=f"the opponent of the versus part (default {ROLLOUT})")
+    strength.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    strength.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    strength.add_argument("--out", default="results/caverna_strength/report",
+                          help="output folder (default results/caverna_strength/report)")
+    strength.add_argument("--quiet", action="store_true", help="no progress bars")
+    strength.set_defaults(run=run_strength)

@@ -1,0 +1,77 @@
+"""What every game's strength report shares: a folder whose summary keeps each part's figures and command.
+
+A report (`cavekit strength GAME`, one module per game: `cvc/strength.py`, `caverna/strength.py`) runs some
+of its parts into one folder; a run of some parts keeps the figures the others left there, and each part
+remembers the command line that made it. The folder holds `summary.json` (figures by part), `command.txt`
+(the command of each part) and the readable `report.md` the game's formatter writes from the summary.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..core.api import ConfigError
+
+
+def command_line() -> str:
+    """The `cavekit` command as typed, quoted so it can be pasted back into a shell."""
+    return "cavekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def check_parts(parts: Sequence[str], known: Sequence[str]) -> None:
+    """ConfigError naming the unknown parts and the known ones."""
+    unknown = [p for p in parts if p not in known]
+    if unknown:
+        raise ConfigError(f"unknown report part(s) {', '.join(unknown)}; parts: {', '.join(known)}")
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN (the interval of a single game) as null, so summary.json is strict JSON."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+class StrengthFolder:
+    """A strength report's folder: the summary so far, updated part by part, and its report."""
+
+    def __init__(self, out: str | Path, command: str) -> None:
+        self.out = Path(out)
+        self.command = command
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.summary = self._load()
+        self.summary.setdefault("commands", {})
+
+    def _load(self) -> dict[str, Any]:
+        path = self.out / "summary.json"
+        if not path.exists():
+            return {"parts": {}}
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(summary.get("parts"), dict):
+                raise ValueError("no parts")
+            return summary
+        except (ValueError, AttributeError) as error:
+            raise ConfigError(f"{path}: not a strength summary of this version ({error}); remove it or choose "
+                              "another --out") from None
+
+    def record(self, part: str, figures: Any) -> None:
+        """Store one part's figures with the command that made them (written at once: a later part may fail)."""
+        self.summary["parts"][part] = figures
+        self.summary["commands"][part] = self.command
+        (self.out / "summary.json").write_text(json.dumps(_json_safe(self.summary), indent=2), encoding="utf-8")
+
+    def finish(self, format_report: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
+        """Write command.txt and report.md; the whole summary."""
+        (self.out / "command.txt").write_text(
+            "\n".join(f"{part}: {c}" for part, c in self.summary["commands"].items()) + "\n", encoding="utf-8")
+        (self.out / "report.md").write_text(format_report(self.summary), encoding="utf-8")
+        return self.summary
