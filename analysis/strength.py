@@ -29,6 +29,14 @@ def check_parts(parts: Sequence[str], known: Sequence[str]) -> None:
         raise ConfigError(f"unknown report part(s) {', '.join(unknown)}; parts: {', '.join(known)}")
 
 
+def command_lines(summary: dict[str, Any]) -> list[str]:
+    """Markdown bullets of the commands that made the summary's parts (parts one command made share a line)."""
+    by_command: dict[str, list[str]] = {}
+    for part, command in summary.get("commands", {}).items():
+        by_command.setdefault(command, []).append(part)
+    return [f"- {', '.join(parts)}: `{command}`" for command, parts in by_command.items()]
+
+
 def _json_safe(value: Any) -> Any:
     """NaN (the interval of a single game) as null, so summary.json is strict JSON."""
     if isinstance(value, dict):

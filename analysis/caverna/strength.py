@@ -32,7 +32,7 @@ from ...search import make_agent
 from ...search.agent import resolve_preset
 from ..batch import agent_record, run_match
 from ..stats import goal_verdict, mean_interval, seat_count
-from ..strength import StrengthFolder, check_parts
+from ..strength import StrengthFolder, check_parts, command_lines
 from .scores import score_stats
 
 PARTS = ("solo", "versus", "players", "ladder", "cost")
@@ -168,10 +168,7 @@ def format_report(summary: dict[str, Any]) -> str:
              "Verdicts come from the 95% interval: met when all of it reaches the goal, not met when none of it "
              "does, undecided otherwise (too few games to tell). The rulebook calls about 80 points a realistic "
              "good game and 100 or more the mark of advanced players (and the solo target). Commands, by part:", ""]
-    by_command: dict[str, list[str]] = {}
-    for part, command in summary.get("commands", {}).items():
-        by_command.setdefault(command, []).append(part)
-    lines += [f"- {', '.join(names)}: `{command}`" for command, names in by_command.items()]
+    lines += command_lines(summary)
     if "solo" in parts:
         s = parts["solo"]
         verdict = goal_verdict(_nan(s["mean_low"]), _nan(s["mean_high"]), GOALS["solo_mean"])

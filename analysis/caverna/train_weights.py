@@ -16,12 +16,15 @@ stage's mean (spread `PILOT_SPREAD` of each weight), each candidate scored by `P
 candidates, 0.5 s a solo game) on `--pilot-games` games, since the pilot ranks its candidates by whole-game
 rollouts and may profit from weights that greedy play alone cannot use. Measured 2026-12-03 on 8 games
 outside the search (seed 777): a first trial (minimum spread 0.03, other deals) moved the pilot from 74.9
-points to 81.0, but `--pilot-generations 15 --pilot-games 3` after the shipped greedy stage gave 75.3 (3
-games a candidate are too few against the solo games' tie noise), so the shipped file has no pilot stage.
+points to 81.0, but `--pilot-generations 15 --pilot-games 3` gave 75.3 (3 games a candidate are too few
+against the solo games' tie noise). The shipped file's `--pilot-generations 15 --pilot-games 8` (about 20 min
+on 2 cores) moved the pilot, on 20 games outside the search (agent seeds 777-796), from 72.8 to 76.0 points
+(`candidates=3`) and, on 10 of them, from 78.8 to 82.8 at `level=2`.
 Each player count has its own generator and deals, so tuning one count never changes another's weights.
 The family's food bill (`dwarf_harvest_food`, `food_gap`) is only used once tuned: the baseline sets it to 0.
 
-    python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 --players 1 2 4
+    python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
+        --players 1 2 4 --pilot-generations 15 --pilot-games 8
 
 writes `search/data/caverna_weights.json` (with `--out`, another file): the mean of the last generation per
 player count, the command, and each generation's figures (the mean's score before the generation, the best

@@ -31,7 +31,7 @@ from ...search.agent import resolve_preset
 from ..batch import agent_record, run_match
 from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
-from ..strength import StrengthFolder, check_parts
+from ..strength import StrengthFolder, check_parts, command_lines
 
 PARTS = ("solo", "ceiling", "matches", "ladder", "cost", "speed")
 # What each figure must show (score rates and shares are lower bounds, times upper bounds); issue 23.
@@ -217,7 +217,7 @@ def format_report(summary: dict[str, Any]) -> str:
     lines = ["# Cave vs Cave agent strength", "",
              "Verdicts come from the 95% interval: met when all of it reaches the goal, not met when none of it "
              "does, undecided otherwise (too few games to tell). Commands, by part:", ""]
-    lines += [f"- {part}: `{command}`" for part, command in summary.get("commands", {}).items()]
+    lines += command_lines(summary)
     if "solo" in parts:
         s = parts["solo"]
         lines += ["", "## Solo (rulebook: 50 points is the goal, more than 60 remarkable)", "",
