@@ -49,8 +49,8 @@ Command (from any folder but the repository root, whose `cavekit/` shadows the i
         print(spec, games, np.mean(scores), np.std(scores, ddof=1), cpu)
     EOF
 Since 2026-12-03 the agents play with the tuned weights (`weights=tuned`, `search/caverna_weights.py`), the
-pilot nests (`level`) and, solo, follows the best game found; the figures of that step (solo: greedy 62.2,
-pilot 73.5, level 2 80.7, level 3 82.1; two players) are in results/caverna_strength/README.md.
+pilot nests (`level`) and, solo, follows the best game found; the figures (solo with the weights refined for
+the pilot: greedy 54.5, pilot 75.5, level 2 83.0, level 3 85.5; two players) are in results/caverna_strength/.
 
 A whole-game C playout (`heuristic_playouts`) takes about 15 ms solo, 34 ms with two players and 75 ms with
 four. Most of that is the engine, not the port: `perf` puts about 70% of a playout in the compiled engine's

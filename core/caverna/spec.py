@@ -27,33 +27,36 @@ SPEC = GameSpec(
     agents=("cavekit.search.caverna_agents", "cavekit.search.caverna_fast"),
     analysis="cavekit.analysis.caverna",
     presets=(
-        # measured 2026-12-03 on the shared 2-core machine with the tuned weights (search/data/
-        # caverna_weights.json), wall seconds a game from the games table (several runs sharing the cores).
-        # Solo: `cavekit match caverna --players 1 --agents caverna_greedy caverna_pilot:candidates=3
-        # caverna_pilot:candidates=3,level=2 ... --duplicate --games 80 --seed 0` (20 games each) and
-        # `cavekit match caverna --players 1 --agents caverna_pilot:candidates=2,level=3 --games 10 --seed 0`.
+        # measured on the shared 2-core machine with the tuned weights (search/data/caverna_weights.json; the
+        # solo ones refined for the pilot), wall seconds a game from the games table.
+        # Solo, 2026-12-03 (after 34b1546): `cavekit strength caverna --parts players,ladder --jobs 2 --out
+        # results/caverna_strength/report` (20 games a preset on the same seeds).
         # Two players: `cavekit match caverna --agents A B --duplicate --games N --seed S` (seats swapped on
-        # every deal; draws, shared wins on points, count half).
+        # every deal; draws, shared wins on points, count half), and the report's ladder (seed 0).
         Preset("easy", "caverna_greedy", players=(1,), cost="0.02 s a solo game",
-               strength="solo 62.2 points (20 games), family 2 at the end"),
-        Preset("medium", "caverna_pilot:candidates=3", players=(1,), cost="0.6 s a solo game",
-               strength="solo 73.5 points (20 games; greedy 62.2 on the same seeds), family 2"),
-        Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="13 s a solo game",
-               strength="solo 80.7 points (20 games, max 85), family 2"),
-        Preset("strongest", "caverna_pilot:candidates=2,level=3", players=(1,), cost="55 CPU-s a solo game",
-               strength="solo 82.1 points (10 games, 78-88), family 2"),
+               strength="solo 54.5 points (20 games; the solo weights are tuned for the pilot, greedy alone "
+                        "played 62.2 with the greedy-stage weights), family 2 at the end"),
+        Preset("medium", "caverna_pilot:candidates=3", players=(1,), cost="0.4 s a solo game",
+               strength="solo 75.5 points [73.4, 77.7] (20 games, max 86), family 2.2"),
+        Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="9 s a solo game",
+               strength="solo 83.0 points [81.9, 84.2] (20 games, max 89), family 2.1"),
+        Preset("strongest", "caverna_pilot:candidates=2,level=3", players=(1,), cost="43 s a solo game",
+               strength="solo 85.5 points [84.8, 86.2] (20 games, max 87), family 2"),
         Preset("easy", "caverna_greedy", players=(2, 3, 4, 5, 6, 7), cost="0.01 s a two-player game (both seats)",
                strength="27 of 40 against caverna_greedy:weights=hand (the hand-set evaluator; seed 0), 55.1 "
                         "points a seat to 37.0"),
         Preset("medium", "caverna_pilot:candidates=2,horizon=1", players=(2, 3, 4, 5, 6, 7),
                cost="0.25 s a two-player game against easy (both seats)",
-               strength="19 of 20 against caverna_greedy (seed 0; 62.9 points to 35.0)"),
+               strength="19 of 20 against caverna_greedy (seed 0; 62.9 points to 35.0), 86% [78, 91] of 100 "
+                        "(seed 0, the report's ladder; 60.0 points to 36.4)"),
         Preset("hard", "caverna_pilot:candidates=3,horizon=2", players=(2, 3, 4, 5, 6, 7),
                cost="0.7 s a two-player game against medium (both seats)",
-               strength="54.5% of 100 against medium (seed 1; 95% interval 45-64%), 46 points a seat"),
+               strength="54.5% of 100 against medium (seed 1; 95% interval 45-64%), 53.0% [43, 62] of 100 "
+                        "(seed 0, the report's ladder), 46 points a seat"),
         Preset("strongest", "caverna_pilot:candidates=5,horizon=2", players=(2, 3, 4, 5, 6, 7),
                cost="1.0 s a two-player game against hard (both seats)",
                strength="57% of 100 against hard (seed 1; 95% interval 47-66%), 46.9 points a seat to 43.4; "
-                        "horizon 3, 4 rollouts or level 2 did not beat hard (20-100 games)"),
+                        "51.0% [41, 61] of 100 (seed 0, the report's ladder); horizon 3, 4 rollouts or level 2 "
+                        "did not beat hard (20-100 games)"),
     ),
 )
