@@ -8,7 +8,6 @@ remembers the command line that made it. The folder holds `summary.json` (figure
 from __future__ import annotations
 
 import json
-import math
 import shlex
 import sys
 from pathlib import Path
@@ -37,17 +36,6 @@ def command_lines(summary: dict[str, Any]) -> list[str]:
     return [f"- {', '.join(parts)}: `{command}`" for command, parts in by_command.items()]
 
 
-def _json_safe(value: Any) -> Any:
-    """NaN (the interval of a single game) as null, so summary.json is strict JSON."""
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
 class StrengthFolder:
     """A strength report's folder: the summary so far, updated part by part, and its report."""
 
@@ -72,10 +60,11 @@ class StrengthFolder:
                               "another --out") from None
 
     def record(self, part: str, figures: Any) -> None:
-        """Store one part's figures with the command that made them (written at once: a later part may fail)."""
+        """Store one part's figures with the command that made them (written at once: a later part may fail).
+        An interval of a single game is NaN, written as JSON's common `NaN` extension (Python and pandas read it)."""
         self.summary["parts"][part] = figures
         self.summary["commands"][part] = self.command
-        (self.out / "summary.json").write_text(json.dumps(_json_safe(self.summary), indent=2), encoding="utf-8")
+        (self.out / "summary.json").write_text(json.dumps(self.summary, indent=2), encoding="utf-8")
 
     def finish(self, format_report: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
         """Write command.txt and report.md; the whole summary."""
