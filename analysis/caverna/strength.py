@@ -59,8 +59,7 @@ def solo_figures(games: pd.DataFrame) -> dict[str, Any]:
 
 def versus_figures(games: pd.DataFrame, spec: str, opponent: str) -> dict[str, Any]:
     """`agent_record` of `spec`, with both sides' points a seat (with an interval) and family sizes."""
-    points = seat_values(games, spec, "score")
-    mean, low, high = mean_interval(points)
+    _, low, high = mean_interval(seat_values(games, spec, "score"))
     return {"agent": spec, "opponent": opponent, **agent_record(games, spec), "points_low": low,
             "points_high": high, "family": float(seat_values(games, spec, "dwarfs").mean()),
             "opponent_family": float(np.where(games["agent_0"] == spec, games["dwarfs_1"], games["dwarfs_0"]).mean())}
