@@ -41,10 +41,9 @@ ROLLOUT = "caverna_rollout:candidates=3,horizon=2"
 PLAYER_COUNTS = (2, 3, 4, 7)
 
 
-def family(games: pd.DataFrame, seats: Sequence[int] | None = None) -> float:
-    """Mean family size (dwarfs) at the end over the given seats (default all) of a games table."""
-    seats = range(seat_count(games)) if seats is None else seats
-    return float(np.mean(np.concatenate([games[f"dwarfs_{p}"].to_numpy(float) for p in seats])))
+def family(games: pd.DataFrame) -> float:
+    """Mean family size (dwarfs) at the end over every seat of a games table."""
+    return float(np.mean(np.concatenate([games[f"dwarfs_{p}"].to_numpy(float) for p in range(seat_count(games))])))
 
 
 def seat_values(games: pd.DataFrame, spec: str, column: str) -> np.ndarray:
