@@ -305,6 +305,7 @@ ctypedef struct Tables:
     uint8_t fence_per_pasture
     uint8_t guest_every_time
     uint8_t cost_a
+    uint64_t banned_furnishings[MAX_PLAYERS]   # bit f: that seat may not furnish tile f (analysis variant)
 
 cdef Config make_config(object config) except *
 

@@ -2227,6 +2227,9 @@ cdef int tables_for(object game) except -1:
     t.fence_per_pasture = config.carpenter_fence_discount == "per_pasture"
     t.guest_every_time = config.guest_room_extension_both == "every_time"
     t.cost_a = config.furnishing_cost_source == "A"
+    for seat in range(n):
+        for fid in config.banned_furnishings(seat):
+            t.banned_furnishings[seat] |= (<uint64_t>1) << FURN_INDEX[fid]
     _TABLE_KEYS[key] = NUM_TABLES
     NUM_TABLES += 1
     return NUM_TABLES - 1
@@ -2842,7 +2845,7 @@ cdef int atom_actions(const GameState* s, int player, const Turn* t, int node, i
         return stable_actions(&p.board, cfg, out)
     if kind == A_FURNISH:
         for f in range(NUM_FURN):
-            if not (e.furnish_mask >> f) & 1:
+            if not (e.furnish_mask >> f) & 1 or (tab(s).banned_furnishings[player] >> f) & 1:
                 continue
             if not F_UNLIMITED[f] and (s.built >> f) & 1:
                 continue

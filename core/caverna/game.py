@@ -13,7 +13,7 @@ from ..compiled_modules import compiled_engine
 from ..deal import setup_from_seed
 from ..records import read_record
 from .actions import action_table
-from .rules import Config, make_config, rounds_played, rules
+from .rules import BANNED_FURNISHINGS_OPTIONS, Config, make_config, rounds_played, rules
 from .spec import SPEC
 from .state import (MAX_ACTIONS_PER_HARVEST, MAX_ACTIONS_PER_TURN, RECORD_FORMAT, RECORD_VERSION,
                     observation_layout)
@@ -38,6 +38,11 @@ class Caverna:
         self.engine = engine
         self._state_class()      # a compiled engine that is not built fails here, when the game is loaded
         self.config: Config = make_config(**params)
+        extra = [seat for seat in range(players, len(BANNED_FURNISHINGS_OPTIONS))
+                 if self.config.banned_furnishings(seat)]
+        if extra:
+            raise ConfigError(f"banned_furnishings_p{extra[0]} names furnishings for seat {extra[0]}, but a "
+                              f"{players}-player game has seats 0 to {players - 1}")
         self.num_distinct_actions = len(action_table())
         self.num_rounds = len(rounds_played(players))
         dwarfs = rules().family_limit + 1

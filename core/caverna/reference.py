@@ -703,8 +703,9 @@ class ReferenceState(StateMixin):
         if kind == "furnish":
             wording = e.arg("filter", "any")
             pay = e.arg("pay", "printed cost")
+            banned = self._config.banned_furnishings(player)
             for f in rules().furnishings:
-                if not fu.may_furnish(f.id, wording):
+                if not fu.may_furnish(f.id, wording) or f.id in banned:
                     continue
                 if not f.unlimited and f.id in self.built:
                     continue
@@ -886,6 +887,8 @@ class ReferenceState(StateMixin):
         if self.turn.pending:
             return f"finish the loot item first ({self.turn.pending[-1][0].kind})"
         if spec.kind == FURNISH:
+            if spec.fid in self._config.banned_furnishings(player):
+                return f"{spec.fid} is banned for p{player} in this game (banned_furnishings_p{player})"
             targets = fu.furnish_targets(p.board, spec.fid, self._config)
             if spec.fid in self.built and not fu.furnishing(spec.fid).unlimited:
                 return f"{spec.fid} was already built"

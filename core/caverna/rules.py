@@ -35,6 +35,10 @@ Section 14 rows without a `config_defaults` key that still have a concrete alter
 - `small_scale_drift_mining_counts`: `5_only`, `5_to_7` (R: the 6-7 side has Small-scale drift mining in place
   of its 1-stone Drift mining)
 - `furnishing_cost_source`: `B+S+G`, `A` (A's five differing costs, read from the data's reading text)
+Analysis variants (not rules of the game; default: off, and left out of `Config.as_dict` while off, so real
+games' records never change): `banned_furnishings_p0` ... `banned_furnishings_p6` name furnishing tiles (by id)
+that seat k may never furnish. Playing the same deals with and without a ban measures what access to a tile is
+worth to a player (`cavekit.analysis.caverna.balance`). A list or one comma-separated string is accepted.
 Not parameters: `furnishing_count` and `loot_list` (no alternative data exists), `ruby_mining_availability`
 (the other reading contradicts the same rulebook's 2-player rule).
 """
@@ -326,10 +330,20 @@ class Config:
     small_scale_drift_mining_counts: str = "5_only"
     furnishing_cost_source: str = "B+S+G"
     guest_room_extension_both: str = "once_per_game"
+    banned_furnishings_p0: tuple[str, ...] = ()
+    banned_furnishings_p1: tuple[str, ...] = ()
+    banned_furnishings_p2: tuple[str, ...] = ()
+    banned_furnishings_p3: tuple[str, ...] = ()
+    banned_furnishings_p4: tuple[str, ...] = ()
+    banned_furnishings_p5: tuple[str, ...] = ()
+    banned_furnishings_p6: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name in BANNED_FURNISHINGS_OPTIONS:
+                object.__setattr__(self, f.name, _furnishing_ids(f.name, value))
+                continue
             if f.name == "solo_covered_spaces":
                 object.__setattr__(self, f.name, _solo_covered(value))
                 continue
@@ -344,8 +358,16 @@ class Config:
                 raise ConfigError(f"parameter {f.name}={value!r} is not allowed; allowed values: {shown}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The options as plain data (lists for tuples)."""
-        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
+        """The options as plain data (lists for tuples); analysis variants only when set."""
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+                for f in fields(self) if f.name not in BANNED_FURNISHINGS_OPTIONS or getattr(self, f.name)}
+
+    def banned_furnishings(self, seat: int) -> tuple[str, ...]:
+        """Ids of the furnishing tiles `seat` may not furnish (an analysis variant; empty in the real game)."""
+        return getattr(self, BANNED_FURNISHINGS_OPTIONS[seat])
+
+
+BANNED_FURNISHINGS_OPTIONS: tuple[str, ...] = tuple(f"banned_furnishings_p{seat}" for seat in range(7))
 
 
 CONFIG_CHOICES: dict[str, tuple[Any, ...]] = {
@@ -381,6 +403,23 @@ def _solo_covered(value: Any) -> tuple[str, ...]:
     if unknown:
         raise ConfigError(f"parameter solo_covered_spaces: {', '.join(map(repr, unknown))} not on the 1-3 "
                           f"boards; allowed values: any of {', '.join(allowed)}")
+    return tuple(dict.fromkeys(value))
+
+
+def _furnishing_ids(option: str, value: Any) -> tuple[str, ...]:
+    """A banned-furnishings option as a tuple of distinct furnishing ids (a list or a comma-separated string)."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"parameter {option}={value!r} must be a list of furnishing ids "
+                          "(or one comma-separated string)")
+    if not value:
+        return ()       # also while the rules table itself is being read (its defaults ban nothing)
+    known = [f.id for f in rules().furnishings]
+    unknown = [v for v in value if v not in known]
+    if unknown:
+        raise ConfigError(f"parameter {option}: unknown furnishing id(s) {', '.join(map(repr, unknown))}; "
+                          f"furnishing ids: {', '.join(known)}")
     return tuple(dict.fromkeys(value))
 
 
