@@ -235,6 +235,10 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if not isinstance(outcomes, list) or not all(isinstance(c, str) for c in outcomes):
         raise ResultsError(path, f"field 'outcome_columns' should list column names, found {outcomes!r}")
     folder_games_schema(manifest, path)
+    if "decision_columns" not in manifest and manifest["chunks"]:
+        # Folders written before manifests listed the decision columns hold the columns of their day, which
+        # may be fewer than today's: read them from the first chunk, so resuming writes the same columns.
+        manifest["decision_columns"] = _chunk_decision_columns(folder, manifest["chunks"][0])
     decisions = manifest.get("decision_columns", [])
     if not isinstance(decisions, list) or not all(isinstance(c, str) for c in decisions):
         raise ResultsError(path, f"field 'decision_columns' should list column names, found {decisions!r}")
@@ -260,6 +264,17 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
             raise ResultsError(path, f"{where} should hold games {games[0]} to {games[-1]} ({len(games)} rows) "
                                  f"with chunk size {spec.chunk_size}")
     return manifest
+
+
+def _chunk_decision_columns(folder: Path, chunk: Any) -> list[str]:
+    """The column names of a listed chunk's decisions file (an older manifest lists none)."""
+    name = chunk.get("decisions_file") if isinstance(chunk, dict) else None
+    if not isinstance(name, str) or not CHUNK_FILE.match(name):
+        raise ResultsError(folder / MANIFEST, "chunks[0] should name its decisions file")
+    try:
+        return list(pq.read_metadata(folder / name).schema.to_arrow_schema().names)
+    except (OSError, pa.ArrowException) as e:
+        raise ResultsError(folder / name, f"not a readable Parquet file ({e})") from None
 
 
 def run_spec_of(manifest: dict[str, Any]) -> RunSpec:

@@ -1,10 +1,12 @@
 """Caverna's analyses (`scores`: scores per player count at a stated search budget; `strength`: the agents'
-strength report) and its analysis hooks `OUTCOME_FIELDS` (points per scoring category and family size, per
-seat), `report_sections` and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
+strength report; `balance`: the balance study) and its analysis hooks `OUTCOME_FIELDS` (points per scoring
+category and family size, per seat), `DECISION_FIELDS` (round, kind of move, action space, furnishing),
+`report_sections` and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
 from __future__ import annotations
 
 from typing import Any
 
+from .decisions import DECISION_FIELDS
 from .outcomes import OUTCOME_FIELDS
 
 
@@ -20,4 +22,4 @@ def add_strength_parser(games: Any) -> None:
     add(games)
 
 
-__all__ = ["OUTCOME_FIELDS", "add_strength_parser", "report_sections"]
+__all__ = ["DECISION_FIELDS", "OUTCOME_FIELDS", "add_strength_parser", "report_sections"]

@@ -23,8 +23,6 @@ errors; the paired differences' are Student-t intervals, mean +- t(n - 1) standa
 """
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import Sequence
 
@@ -34,13 +32,12 @@ import pandas as pd
 from ...core.api import ConfigError
 from ...core.cvc.rules import NUM_ROOMS, room_id_of, rules
 from ..balance import seat_rows
-from ..batch import run_match
-from ..progress import progress_bar
-from ..results import ResultsError, load_games, load_results
-from ..stats import Z95, mean_interval
+from ..bans import BASELINE, ban_folder, read_experiment, run_bans, write_or_check_experiment
+from ..bans import access_effects as access_effects_of
+from ..results import load_games, load_results
+from ..stats import Z95
 
 EXPERIMENT_FILE = "room_bans.json"
-BASELINE = "baseline"
 
 
 def room_ids() -> list[str]:
@@ -160,11 +157,6 @@ def room_regression(games: pd.DataFrame, decisions: pd.DataFrame, outcome: str =
 # Causal: paired room-ban experiment
 
 
-def ban_folder(out: Path, room: str, seat: int) -> Path:
-    """The results folder of the run in which `seat` may not furnish `room`."""
-    return out / f"ban_{room}_p{seat}"
-
-
 def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Sequence[str] | None = None,
                   jobs: int = 1, progress: bool = True, backend: str = "loky", chunk_size: int | None = None) -> Path:
     """Play the baseline and one run per (room, seat) ban, `games` games each, `agent` in both seats.
@@ -180,50 +172,19 @@ def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Seq
     rooms = list(dict.fromkeys(room_id_of(r) for r in named if room_id_of(r) is not None))
     if unknown:
         raise ConfigError(f"unknown room id(s) {', '.join(unknown)}; room ids: {', '.join(room_ids())}")
-    spec = {"agent": agent, "games": games, "seed": seed, "rooms": rooms}
-    _write_or_check_experiment(out, spec)
-    runs: list[tuple[Path, dict[str, list[str]]]] = [(out / BASELINE, {})]
-    runs += [(ban_folder(out, room, seat), {f"banned_rooms_p{seat}": [room]}) for room in rooms for seat in (0, 1)]
-    with progress_bar(games * len(runs), "room bans", "game", progress) as bar:
-        for folder, params in runs:
-            # One bar for the whole experiment, moved per game by every run (no bar, no notes per run).
-            run_match("cvc", [agent, agent], games, seed, progress=False, jobs=jobs, out=folder,
-                      backend=backend, chunk_size=chunk_size, bar=bar if progress else None, **params)
-    return out
-
-
-def _write_or_check_experiment(out: Path, spec: dict[str, object]) -> None:
-    path = out / EXPERIMENT_FILE
-    if path.exists():
-        stored = _read_experiment(out)
-        if stored != spec:
-            raise ResultsError(path, f"this folder holds a different room-ban experiment ({stored}); asked for "
-                                     f"{spec}. Use another folder, or the same arguments to resume.")
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
-
-
-def _read_experiment(out: Path) -> dict[str, object]:
-    path = out / EXPERIMENT_FILE
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsError(out, f"not a room-ban experiment folder (no {EXPERIMENT_FILE})") from None
-    except json.JSONDecodeError as error:
-        raise ResultsError(path, f"corrupt experiment file ({error})") from None
-    if not isinstance(spec, dict) or not {"agent", "games", "seed", "rooms"} <= set(spec):
-        raise ResultsError(path, "corrupt experiment file (needs agent, games, seed and rooms)")
-    return spec
+    write_or_check_experiment(out, EXPERIMENT_FILE, {"agent": agent, "games": games, "seed": seed, "rooms": rooms},
+                              "room-ban")
+    return run_bans("cvc", [agent, agent], games, seed, out, rooms, (0, 1), "banned_rooms_p{seat}", jobs=jobs,
+                    progress=progress, backend=backend, chunk_size=chunk_size, label="room bans")
 
 
 def room_ban_effects(out: str | Path) -> pd.DataFrame:
     """Per room of a `run_room_bans` folder: the value of access to it, paired game by game (`access_effects`)."""
     out = Path(out)
-    spec = _read_experiment(out)
+    spec = read_experiment(out, EXPERIMENT_FILE, ("agent", "games", "seed", "rooms"))
     base_games, base_decisions = load_results(out / BASELINE)
     banned = {(room, seat): load_games(ban_folder(out, room, seat))
-              for room in spec["rooms"] for seat in (0, 1)}  # type: ignore[union-attr]
+              for room in spec["rooms"] for seat in (0, 1)}
     return access_effects(build_indicators(base_games, base_decisions), banned)
 
 
@@ -231,46 +192,9 @@ def access_effects(baseline: pd.DataFrame, banned: dict[tuple[str, int], pd.Data
     """The value of access to each room: baseline minus banned outcome of the barred seat, paired by game.
 
     `baseline` is `build_indicators` of the baseline run; `banned[(room, seat)]` is the games table of the run
-    in which `seat` was barred from `room`. Columns: pairs (games x seats), access_points (change in score
-    rate, i.e. win probability with draws as halves) with ci95_low/ci95_high, access_score (final points)
-    with score_low/score_high, access_margin (own minus opponent final score) with margin_low/margin_high,
-    build_rate (how often the seat furnished the room in the baseline), and per_build_points /
-    per_build_score (access value divided by the build rate). Sorted by access_points, largest first.
-    Only games finished in both runs count.
+    in which `seat` was barred from `room`. The columns are `bans.access_effects`'s (access_points: the change
+    in score rate, i.e. win probability with draws as halves; access_score; access_margin: own minus opponent
+    final score; build_rate; per_build_points and per_build_score), indexed by room and sorted by
+    access_points, largest first. Only games finished in both runs count.
     """
-    base = baseline.assign(margin=_margins(baseline)).set_index(["game", "player"])
-    names = room_names()
-    rows = []
-    for room in dict.fromkeys(room for room, _ in banned):
-        diffs: dict[str, list[np.ndarray]] = {"points": [], "score": [], "margin": []}
-        built = []
-        for seat in (0, 1):
-            if (room, seat) not in banned:
-                continue
-            barred = seat_rows(banned[(room, seat)])
-            barred = barred.assign(margin=_margins(barred))
-            barred = barred[barred["player"] == seat].set_index(["game", "player"])
-            common = base.index.intersection(barred.index)
-            for column in diffs:
-                diffs[column].append((base.loc[common, column] - barred.loc[common, column]).to_numpy(float))
-            built.append(base.loc[common, room].to_numpy(float))
-        row: dict[str, object] = {"room": room, "name": names[room]}
-        for column, label, low, high in (("points", "access_points", "ci95_low", "ci95_high"),
-                                         ("score", "access_score", "score_low", "score_high"),
-                                         ("margin", "access_margin", "margin_low", "margin_high")):
-            mean, lo, hi = mean_interval(np.concatenate(diffs[column]))
-            row.update({label: mean, low: lo, high: hi})
-        pairs = sum(len(b) for b in built)
-        rate = float(np.concatenate(built).mean()) if pairs else math.nan
-        row.update({"pairs": pairs, "build_rate": rate,
-                    "per_build_points": row["access_points"] / rate if rate > 0 else math.nan,  # type: ignore[operator]
-                    "per_build_score": row["access_score"] / rate if rate > 0 else math.nan})  # type: ignore[operator]
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("room").sort_values("access_points", ascending=False)
-
-
-def _margins(rows: pd.DataFrame) -> np.ndarray:
-    """Each (game, player) row's final score minus the opponent's (two-player rows, one per seat)."""
-    total = rows.groupby("game")["score"].transform("sum").to_numpy(float)
-    score = rows["score"].to_numpy(float)
-    return score - (total - score)
+    return access_effects_of(baseline, banned, room_names(), "room", sort_by="access_points")

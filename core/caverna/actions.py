@@ -34,6 +34,13 @@ from .rules import FARM_ANIMALS, Pos, rules
 (PLACE, ORDER, END_TURN, COLLECT, TILE, STABLE, FURNISH, SOW, GROW, FORGE, LOOT, BREED, TRADE, MARKET, BUY_TILE,
  IMITATE, CONVERT, RELEASE, FEED, WORKING_CAVE, HARVEST_CHOICE, SOLO_KEEP, SKIP, PEACEFUL, PAY) = range(25)
 
+KIND_NAMES: tuple[str, ...] = ("place", "order", "end_turn", "collect", "tile", "stable", "furnish", "sow", "grow",
+                               "forge", "loot", "breed", "trade", "market", "buy_tile", "imitate", "convert",
+                               "release", "feed", "working_cave", "harvest_choice", "solo_keep", "skip",
+                               "peaceful", "pay")
+"""The kinds' names, by kind number (decision records name the kind of each move)."""
+assert len(KIND_NAMES) == PAY + 1
+
 MARKET_PRICES = {"wood": 1, "stone": 1, "ore": 1, "grain": 1, "sheep": 1, "donkey": 1, "dog": 2,
                  "wild_boar": 2, "vegetable": 2, "cattle": 3}
 
