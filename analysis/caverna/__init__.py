@@ -1,7 +1,7 @@
 """Caverna's analyses (`scores`: scores per player count at a stated search budget; `strength`: the agents'
 strength report; `balance`: the balance study) and its analysis hooks `OUTCOME_FIELDS` (points per scoring
 category and family size, per seat), `DECISION_FIELDS` (round, kind of move, action space, furnishing),
-`report_sections` and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
+`report_sections`, `add_commands` (`cavekit caverna-study`) and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,9 +11,15 @@ from .outcomes import OUTCOME_FIELDS
 
 
 def report_sections(data: Any) -> list[Any]:
-    """The report's Caverna sections: points per scoring category, and family size."""
+    """The report's Caverna sections: seat advantage, categories, family, action spaces, furnishings, archetypes."""
     from .report import report_sections as sections
     return sections(data)
+
+
+def add_commands(sub: Any) -> None:
+    """`cavekit caverna-study` (`sub`: the `cavekit` subcommands)."""
+    from .commands import add_commands as add
+    add(sub)
 
 
 def add_strength_parser(games: Any) -> None:
@@ -22,4 +28,4 @@ def add_strength_parser(games: Any) -> None:
     add(games)
 
 
-__all__ = ["DECISION_FIELDS", "OUTCOME_FIELDS", "add_strength_parser", "report_sections"]
+__all__ = ["DECISION_FIELDS", "OUTCOME_FIELDS", "add_commands", "add_strength_parser", "report_sections"]

@@ -1,4 +1,5 @@
-"""Caverna's strength report as a `cavekit` subcommand: `cavekit strength caverna`."""
+"""Caverna's studies as `cavekit` subcommands: the balance study (`cavekit caverna-study`) and the strength
+report (`cavekit strength caverna`)."""
 from __future__ import annotations
 
 import argparse
@@ -59,3 +60,50 @@ def add_strength_parser(games: Any) -> None:
                           help="output folder (default results/caverna_strength/report)")
     strength.add_argument("--quiet", action="store_true", help="no progress bars")
     strength.set_defaults(run=run_strength)
+
+
+def run_study(args: argparse.Namespace) -> int:
+    """Play (or resume) the balance study, write its tables and print the summary."""
+    from ..strength import command_line
+    from .study import run_study as study
+    try:
+        counts = tuple(int(n) for n in args.player_counts.split(","))
+    except ValueError:
+        raise ConfigError(f"--player-counts must be comma-separated numbers of players (e.g. 2,3,4), not "
+                          f"{args.player_counts!r}") from None
+    study(Path(args.out), games=args.games, large_games=args.large_games, ban_games=args.ban_games,
+          strongest_games=args.strongest_games, player_counts=counts, tiles=args.tiles, agent=args.agent,
+          strongest=args.strongest, clusters=args.clusters, seed=args.seed, jobs=args.jobs,
+          progress=not args.quiet, command=command_line())
+    print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """`cavekit caverna-study` (`sub`: the `cavekit` subcommands)."""
+    from .study import PLAYER_COUNTS
+    study = sub.add_parser(
+        "caverna-study", help="Caverna balance study: seat advantage, furnishing bans, action spaces, archetypes",
+        description="Play the games of the Caverna balance study (self-play of the analysis agent at each player "
+                    "count, the paired furnishing-ban experiment at two players, and a two-player subsample with "
+                    "the strongest preset on the same deals) into OUT/runs/, one resumable results folder each; "
+                    "then write the tables notebooks/caverna_balance.ipynb reads to OUT/tables/ and a summary to "
+                    "OUT/summary.md. Run the same command again to resume.",
+        epilog="example: cavekit caverna-study --jobs 2 --out results/caverna_balance")
+    study.add_argument("--games", type=int, default=500, help="self-play games at 2-4 players (default 500)")
+    study.add_argument("--large-games", type=int, default=200, help="self-play games at 5-7 players (default 200)")
+    study.add_argument("--ban-games", type=int, default=100,
+                       help="two-player games per (tile, seat) ban (default 100)")
+    study.add_argument("--strongest-games", type=int, default=200,
+                       help="two-player games of the strongest preset, at most --games (default 200)")
+    study.add_argument("--player-counts", default=",".join(map(str, PLAYER_COUNTS)),
+                       help=f"player counts, with 2 (default {','.join(map(str, PLAYER_COUNTS))})")
+    study.add_argument("--tiles", nargs="+", metavar="TILE", help="furnishing ids to ban (default: all 48)")
+    study.add_argument("--agent", default="medium", help="the analysis agent (default the medium preset)")
+    study.add_argument("--strongest", default="strongest", help="the stronger agent (default the preset)")
+    study.add_argument("--clusters", type=int, default=5, help="archetypes per player count (default 5)")
+    study.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    study.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    study.add_argument("--out", required=True, metavar="DIR", help="study folder")
+    study.add_argument("--quiet", action="store_true", help="no progress bars")
+    study.set_defaults(run=run_study)

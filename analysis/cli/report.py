@@ -27,8 +27,9 @@ def add_parser(sub: Subcommands) -> None:
                     "file (figures embedded, no network or scripts needed): the run and how to reproduce it,\n"
                     "results per agent, first-player advantage, score distributions and game length, with 95%\n"
                     "intervals, and each game's own sections (Cave vs Cave: action tiles, rooms, solo marks;\n"
-                    "The Cave: seat order, points per rank; Cavum: bids, turn order; Caverna: scoring categories,\n"
-                    "family size). A partial run is reported over its finished games.\n"
+                    "The Cave: seat order, points per rank; Cavum: bids, turn order; Caverna: seat advantage,\n"
+                    "scoring categories, family size, action spaces by round, furnishing tiles, archetypes).\n"
+                    "A partial run is reported over its finished games.\n"
                     "A tournament folder (`cavekit tournament --out DIR`) gets the tournament report instead:\n"
                     "standings, ratings and pairwise score rates with their intervals, the first-seat advantage\n"
                     "and, for --duplicate, the differences paired over deals.",
