@@ -101,7 +101,7 @@ def access_effects(baseline: pd.DataFrame, banned: Mapping[tuple[str, int], pd.D
 
     `baseline` is the baseline's `seat_rows` with one 0/1 column per item (whether that seat took it);
     `banned[(item, seat)]` is the games table of the run in which `seat` was barred from the item. Columns:
-    name, pairs (games x seats), access_points (change in score rate, i.e. win probability with draws as
+    name, paired (seat-games paired: games x barred seats), access_points (change in score rate, i.e. win probability with draws as
     halves; NaN solo) with ci95_low/ci95_high, access_score (final points) with score_low/score_high,
     access_margin (own score minus the others' mean) with margin_low/margin_high, build_rate (how often the
     seat took the item in the baseline), per_build_points and per_build_score (the access value divided by
@@ -129,9 +129,9 @@ def access_effects(baseline: pd.DataFrame, banned: Mapping[tuple[str, int], pd.D
                                          ("margin", "access_margin", "margin_low", "margin_high")):
             mean, lo, hi = mean_interval(np.concatenate(diffs[column]))
             row.update({label: mean, low: lo, high: hi})
-        pairs = sum(len(b) for b in built)
-        rate = float(np.concatenate(built).mean()) if pairs else math.nan
-        row.update({"pairs": pairs, "build_rate": rate,
+        paired = sum(len(b) for b in built)
+        rate = float(np.concatenate(built).mean()) if paired else math.nan
+        row.update({"paired": paired, "build_rate": rate,
                     "per_build_points": row["access_points"] / rate if rate > 0 else math.nan,  # type: ignore[operator]
                     "per_build_score": row["access_score"] / rate if rate > 0 else math.nan})  # type: ignore[operator]
         rows.append(row)

@@ -48,8 +48,8 @@ def test_seat_outcomes_split_shared_wins_and_count_positions_from_the_starting_p
     assert rows["win_share"].groupby("game").sum().tolist() == [1.0, 1.0]
     assert rows.loc[(0, 0), "win_share"] == rows.loc[(0, 2), "win_share"] == 0.5
     assert rows.loc[(1, 1), "win_share"] == 1.0
-    assert rows.loc[(0, 1), "position"] == 0 and rows.loc[(0, 0), "position"] == 2
-    assert rows.loc[(1, 2), "position"] == 0 and rows.loc[(1, 0), "position"] == 1
+    assert rows.loc[(0, 1), "position"] == 1 and rows.loc[(0, 0), "position"] == 3
+    assert rows.loc[(1, 2), "position"] == 1 and rows.loc[(1, 0), "position"] == 2
     assert rows.loc[(0, 1), "score_share"] == pytest.approx(40 / 140)
     assert rows.loc[(1, 1), "animals"] == 60
 
@@ -59,11 +59,11 @@ def test_seat_advantage_finds_a_starting_player_who_always_wins():
     scores = [[60, int(rng.integers(20, 50)), int(rng.integers(20, 50))] for _ in range(60)]
     first = [0] * 60
     table = seat_advantage({3: games_table(scores, first)})
-    start = table.loc[(3, 0)]
+    start = table.loc[(3, 1)]
     assert start["win_share"] == 1.0 and start["win_low"] > 1 / 3 and start["fair"] == pytest.approx(1 / 3)
-    later = table.loc[(3, 1)]
+    later = table.loc[(3, 2)]
     assert later["win_share"] == 0.0 and later["win_high"] < 1 / 3
-    assert start["margin_low"] > 0 > table.loc[(3, 2), "margin_high"]
+    assert start["margin_low"] > 0 > table.loc[(3, 3), "margin_high"]
 
 
 def test_action_space_rates_credit_the_space_only_winners_take():
@@ -131,12 +131,12 @@ def test_the_study_command_plays_resumes_and_writes_the_notebook_tables(tmp_path
             "--player-counts", "2,5", "--tiles", "dwelling", "guest_room", "--jobs", "1", "--quiet", "--out", str(out)]
     first = cavekit(*args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "# Caverna balance study" in first.stdout and "| 5 | 4 | 3 |" in first.stdout
+    assert "# Caverna balance study" in first.stdout and "| 5 | 5 | 3 |" in first.stdout
     tables = load_tables(out)
     assert set(tables) == set(TABLES)
     assert sorted(tables["seat_advantage"]["players"].unique()) == [2, 5]
     assert set(tables["furnishing_bans"]["furnishing"]) == {"dwelling", "guest_room"}
-    assert (tables["furnishing_bans"]["pairs"] == 4).all()          # 2 games x 2 barred seats
+    assert (tables["furnishing_bans"]["paired"] == 4).all()          # 2 games x 2 barred seats
     assert tables["agent_comparison"]["games"].iloc[0] == 2
     assert (out / "command.txt").read_text().startswith("cavekit caverna-study --games 6")
     manifests = sorted(p.parent.name for p in (out / "runs").rglob("manifest.json"))

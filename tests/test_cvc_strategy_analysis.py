@@ -134,7 +134,7 @@ def test_access_effects_rank_the_planted_strongest_room_first_with_covering_inte
     assert list(table.index) == ["treasury", "parlor", "shelf"]
     for room, loss in penalty.items():
         row = table.loc[room]
-        assert row["pairs"] == 800
+        assert row["paired"] == 800
         assert row["score_low"] <= loss <= row["score_high"]
         assert row["margin_low"] <= loss <= row["margin_high"]     # the opponent is unaffected
     assert table.loc["treasury", "ci95_low"] > 0
@@ -154,7 +154,7 @@ def test_room_ban_experiment_runs_pairs_and_resumes(tmp_path):
     out = tmp_path / "bans"
     run_room_bans("greedy", 2, 5, out, rooms=["parlor"], progress=False)
     table = room_ban_effects(out)
-    assert list(table.index) == ["parlor"] and table.loc["parlor", "pairs"] == 4
+    assert list(table.index) == ["parlor"] and table.loc["parlor", "paired"] == 4
     assert {p.name for p in out.iterdir()} == {"room_bans.json", "baseline", "ban_parlor_p0", "ban_parlor_p1"}
     manifest = json.loads((out / "ban_parlor_p1" / "manifest.json").read_text())
     assert manifest["params"]["banned_rooms_p1"] == ["parlor"]

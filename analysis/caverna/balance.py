@@ -7,7 +7,7 @@ intervals for means, all at 95%.
 
 - A seat's **win share** is 1/k when it is one of the k seats with the best score (shared wins split), 0
   otherwise, so the fair value at n players is 1/n (two players: win 1, draw 1/2, loss 0). Its **position**
-  is its place in turn order at the start (0: the starting player, who also gets the least starting food).
+  is its place in turn order at the start, from 1 (the starting player, who also gets the least food).
   Its **score share** is its score over the table's total (games whose total is not positive are left out).
 - **Furnishing bans** (`run_furnishing_bans`) are causal: the same deals, played by the same agents, once as
   the real game and once per (tile, seat) with that seat barred from the tile (`banned_furnishings_p{seat}`);
@@ -64,7 +64,7 @@ def seat_outcomes(games: pd.DataFrame) -> pd.DataFrame:
     rows = seat_rows(games)
     seats = seat_count(games)
     by_game = games.set_index("game")
-    rows["position"] = (rows["player"] - by_game.loc[rows["game"], "first_player"].to_numpy()) % seats
+    rows["position"] = (rows["player"] - by_game.loc[rows["game"], "first_player"].to_numpy()) % seats + 1
     best = rows.groupby("game")["score"].transform("max")
     at_best = rows["score"] == best
     rows["win_share"] = np.where(at_best, 1.0 / at_best.groupby(rows["game"]).transform("sum"), 0.0)

@@ -16,7 +16,7 @@ from ..plots import interval_barh, interval_points
 def draw_seat_advantage(ax: Any, table: pd.DataFrame) -> None:
     """Win share above the fair 1/n by starting position, one point per (player count, position), 95% Wilson."""
     table = table.reset_index()
-    labels = [f"{r.players} players, {_ordinal(r.position + 1)} in turn order" for r in table.itertuples()]
+    labels = [f"{r.players} players, {_ordinal(r.position)} in turn order" for r in table.itertuples()]
     fair = table["fair"].to_numpy(float)
     interval_points(ax, labels, 100 * (table["win_share"].to_numpy(float) - fair),
                     100 * (table["win_low"].to_numpy(float) - fair), 100 * (table["win_high"].to_numpy(float) - fair),

@@ -142,7 +142,7 @@ def agent_comparison(games: pd.DataFrame, decisions: pd.DataFrame, strong_games:
     rows_a, rows_b = seat_outcomes(games), seat_outcomes(strong_games)
     measures: list[tuple[str, tuple[float, float, float], tuple[float, float, float]]] = []
     measures.append(("mean score a seat", mean_interval(rows_a["score"]), mean_interval(rows_b["score"])))
-    first_a, first_b = rows_a[rows_a["position"] == 0], rows_b[rows_b["position"] == 0]
+    first_a, first_b = rows_a[rows_a["position"] == 1], rows_b[rows_b["position"] == 1]
     measures.append(("starting player's win share", _share(first_a["win_share"]), _share(first_b["win_share"])))
     measures.append(("family size at the end", mean_interval(rows_a["dwarfs"]), mean_interval(rows_b["dwarfs"])))
     for category in CATEGORIES:
@@ -225,8 +225,8 @@ def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None
         lines.append(f"| {r.players} | {r.games} | {fmt(r.dwarfs, r.dwarfs_low, r.dwarfs_high, 2)} | {r.grew:.0%} | "
                      f"{fmt(r.score, r.score_low, r.score_high, 1)} |")
     bans = tables["furnishing_bans"]
-    lines += ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['pairs'].max())} "
-              "pairs a tile), the ten largest", "",
+    lines += ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['paired'].max())} "
+              "paired seat-games a tile), the ten largest", "",
               "| tile | built by (share of seats) | access value, points [95%] | per build, points |", "|---|---|---|---|"]
     for r in bans.head(10).itertuples():
         lines.append(f"| {r.name} | {r.build_rate:.0%} | {fmt(r.access_score, r.score_low, r.score_high, 2)} | "

@@ -32,7 +32,7 @@ def run_room_bans(args: argparse.Namespace) -> int:
                   progress=not args.quiet, chunk_size=args.chunk_size)
     table = room_ban_effects(args.out)
     with pd.option_context("display.width", 160, "display.precision", 3):
-        print(table[["name", "pairs", "access_points", "ci95_low", "ci95_high", "access_score", "score_low",
+        print(table[["name", "paired", "access_points", "ci95_low", "ci95_high", "access_score", "score_low",
                      "score_high", "build_rate", "per_build_points"]].to_string())
     return 0
 
