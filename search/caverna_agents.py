@@ -8,7 +8,8 @@ left. It is a value more than a forecast (early on it counts a dwarf's future ac
 converges to the score sheet as the game ends:
 - goods: building materials, food and rubies still to be turned into furnishings, dwellings and animals;
 - dwarfs: each one is an action per round still to come (`dwarf_round` points per dwarf and round left), and
-  with three or more players a food bill per harvest left (`dwarf_food`: food spaces are contested);
+  with three or more players a food bill per harvest left (`dwarf_food`: food spaces are contested), per
+  player beyond two up to `FOOD_BILL_PLAYERS` (the largest count with tuned weights, which play for more);
 - room to grow: free dwelling room (up to the family limit) makes family growth possible (per round left);
   without room, the wood and stone in hand towards a dwelling count as part of one (`dwelling_plan`);
 - weapons: strength carried into the expeditions still to come;
@@ -101,6 +102,10 @@ CAVERNA_WEIGHTS = {
     "food_gap": 0.0,             # per food of the feeding still to come (2 a dwarf a harvest left) beyond
                                  # the food, crops in hand and crops on fields (`food_supply`)
 }
+# The food bill grows with the players beyond two only up to four players: the tuned weights exist for 1, 2 and
+# 4 players and stand in for 5-7 (`caverna_weights.nearest_tuned`), and a bill of five times dwarf_food at 7
+# players made every seat stop growing its family (2.0 dwarfs at the end, 2026-12-03).
+FOOD_BILL_PLAYERS = 4
 HARVEST_PHASES = ("choice", "feeding", "breeding")
 GOODS_WEIGHTED = ("wood", "stone", "ore", "ruby", "food", "grain", "vegetable", "gold")
 
@@ -180,6 +185,11 @@ def _need(state: Any, p: Any, now: bool) -> int:
     return max(0, need - fu.feeding_discount(p.board, 0))
 
 
+def food_bill_seats(players: int) -> int:
+    """The players beyond two that the food bill (`dwarf_food`) counts, capped at `FOOD_BILL_PLAYERS`."""
+    return max(0, min(players, FOOD_BILL_PLAYERS) - 2)
+
+
 def food_supply(goods: Any, crops_on_fields: int) -> int:
     """Food in hand, grain and vegetables (2 each) converted, and the crops still on fields at 1 each."""
     return goods["food"] + goods["grain"] + 2 * goods["vegetable"] + crops_on_fields
@@ -206,7 +216,7 @@ def expected_points(state: Any, weights: dict[str, float] | None = None) -> list
         features = _board_features(p.board, config)
         promise += sum(w[name] * n for name, n in zip(BOARD_FEATURES, features))
         value = now + share * promise + (w["dwarf_round"] * dwarfs + w["free_room_round"] * room) * work_left
-        value -= w["dwarf_food"] * max(0, state.game.num_players - 2) * dwarfs * harvests
+        value -= w["dwarf_food"] * food_bill_seats(state.game.num_players) * dwarfs * harvests
         value -= w["dwarf_harvest_food"] * dwarfs * harvests
         value -= w["food_gap"] * max(0.0, 2 * dwarfs * harvests - food_supply(g, features[CROPS_ON_FIELDS]))
         value += w["breeding_pair"] * harvests * sum(1 for a in FARM_ANIMALS if p.animals[a] >= 2)

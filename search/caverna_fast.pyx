@@ -88,6 +88,7 @@ from ..core.caverna.rules import ANIMALS, FARM_ANIMALS, GOODS, default_config
 from ..core.caverna.spec import SPEC
 from .agent import choosable_actions, register_agent
 from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED, FollowsLines
+from .caverna_agents import FOOD_BILL_PLAYERS as _FOOD_BILL_PLAYERS
 from .caverna_weights import weights_for
 
 assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
@@ -98,6 +99,7 @@ assert (K_PLACE, K_ORDER, K_END_TURN, K_CONVERT, K_PEACEFUL) == (PLACE, ORDER, E
 # Tables read from the Python data once
 
 cdef int NUM_ACTIONS = 0
+cdef int FOOD_BILL_PLAYERS = _FOOD_BILL_PLAYERS   # `caverna_agents.FOOD_BILL_PLAYERS`, for nogil code
 cdef int8_t KIND[MAX_ACTIONS]              # actions.py kind of each action
 cdef int8_t GROUP[MAX_ACTIONS]             # `_representatives` key: furnishing or crop group, -1: the action itself
 cdef int GOODS_WEIGHTED_IDX[NUM_GOODS]     # GOODS_WEIGHTED order -> struct goods index
@@ -309,7 +311,7 @@ cdef void expected_points(const GameState* s, const Weights* w, double* out) noe
         for k in range(NUM_BOARD_FEATURES):
             promise += w.board[k] * counts[k]
         value = now + share * promise + (w.dwarf_round * dwarfs + w.free_room_round * room) * work_left
-        value -= w.dwarf_food * max(0, s.num_players - 2) * dwarfs * harvests
+        value -= w.dwarf_food * max(0, min(s.num_players, FOOD_BILL_PLAYERS) - 2) * dwarfs * harvests
         value -= w.dwarf_harvest_food * dwarfs * harvests
         value -= w.food_gap * max(0.0, 2 * dwarfs * harvests - food_supply(p, counts[CROP_ON_FIELD]))
         pairs = 0

@@ -11,15 +11,20 @@ from ...core.caverna.spec import SPEC
 from .strength import PARTS, PLAYER_COUNTS, ROLLOUT
 
 
+def player_counts(text: str) -> tuple[int, ...]:
+    """The --player-counts option as numbers, refused with an example when it is not comma-separated numbers."""
+    try:
+        return tuple(int(n) for n in text.split(","))
+    except ValueError:
+        raise ConfigError(f"--player-counts must be comma-separated numbers of players (e.g. 2,3,4,7), not "
+                          f"{text!r}") from None
+
+
 def run_strength(args: argparse.Namespace) -> int:
     """Write the strength report and print it."""
     from ..strength import command_line
     from .strength import strength_report
-    try:
-        counts = tuple(int(n) for n in args.player_counts.split(","))
-    except ValueError:
-        raise ConfigError(f"--player-counts must be comma-separated numbers of players (e.g. 2,3,4,7), not "
-                          f"{args.player_counts!r}") from None
+    counts = player_counts(args.player_counts)
     strength_report(Path(args.out), command_line(), parts=tuple(args.parts.split(",")), solo_games=args.solo_games,
                     games=args.games, player_games=args.player_games, ladder_games=args.ladder_games,
                     ladder_solo_games=args.ladder_solo_games, cost_games=args.cost_games, player_counts=counts,
@@ -66,11 +71,7 @@ def run_study(args: argparse.Namespace) -> int:
     """Play (or resume) the balance study, write its tables and print the summary."""
     from ..strength import command_line
     from .study import run_study as study
-    try:
-        counts = tuple(int(n) for n in args.player_counts.split(","))
-    except ValueError:
-        raise ConfigError(f"--player-counts must be comma-separated numbers of players (e.g. 2,3,4), not "
-                          f"{args.player_counts!r}") from None
+    counts = player_counts(args.player_counts)
     study(Path(args.out), games=args.games, large_games=args.large_games, ban_games=args.ban_games,
           strongest_games=args.strongest_games, player_counts=counts, tiles=args.tiles, agent=args.agent,
           strongest=args.strongest, clusters=args.clusters, seed=args.seed, jobs=args.jobs,
