@@ -102,11 +102,38 @@ def test_tuning_gives_the_same_file_from_the_same_seed_on_any_number_of_workers(
     assert other["weights"] != one["weights"]
 
 
+def test_resuming_keeps_the_counts_already_tuned_and_gives_the_file_made_from_scratch(tmp_path, capsys):
+    small = ("--generations", "2", "--population", "3", "--games", "2", "--seed", "5", "--pilot-generations", "1",
+             "--pilot-games", "1")
+    scratch = train(tmp_path, "scratch.json", *small, "--players", "1", "2", "3")
+    train(tmp_path, "grown.json", *small, "--players", "1", "3")
+    capsys.readouterr()
+    grown = train(tmp_path, "grown.json", *small, "--players", "1", "2", "3", "--resume")
+    said = capsys.readouterr().out
+    assert grown == scratch
+    assert "1 player(s): kept from" in said and "3 player(s): kept from" in said and "2 player(s): kept" not in said
+    # a file made with other settings is tuned again, count by count
+    train(tmp_path, "other.json", *small[:-1], "2", "--players", "1")
+    capsys.readouterr()
+    redone = train(tmp_path, "other.json", *small, "--players", "1", "--resume")
+    assert "kept" not in capsys.readouterr().out
+    assert redone["weights"]["1"] == scratch["weights"]["1"]
+
+
 def test_bad_tuning_arguments_are_refused_by_the_real_command():
     done = subprocess.run([sys.executable, "-m", "cavekit.analysis.caverna.train_weights", "--games", "0"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--games, --pilot-games and --jobs must be at least 1" in done.stderr
+
+
+def test_resuming_from_a_corrupt_file_is_refused_with_its_name(tmp_path):
+    corrupt = tmp_path / "weights.json"
+    corrupt.write_text("{not json")
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.caverna.train_weights", "--resume", "--out",
+                           str(corrupt)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"--resume: {corrupt}: not a Caverna weights file" in done.stderr
 
 
 @pytest.mark.slow

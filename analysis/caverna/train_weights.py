@@ -29,6 +29,11 @@ The family's food bill (`dwarf_harvest_food`, `food_gap`) is only used once tune
 writes `search/data/caverna_weights.json` (with `--out`, another file): the mean of the last generation per
 player count, the command, and each generation's figures (the mean's score before the generation, the best
 candidate's, the elite's mean, the mean family size at the end; the pilot stage's rows say `"agent": PILOT`).
+With `--resume`, a player count that the file at `--out` already holds, made by a command with the same
+settings, keeps its weights and figures instead of being tuned again: since each count has its own generator
+and deals, the result is the file the whole command makes from scratch, and adding a player count costs
+only that count's games. The file is written once, at the end: a long run is kept safe from a stop by tuning
+its counts in separate `--resume` runs.
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ from tqdm import tqdm
 
 from ...core import load_game
 from ..cross_entropy import elite_update
-from ...core.api import CHANCE
+from ...core.api import CHANCE, ConfigError
 from ...core.deal import deal_seed, new_deal
 from ...search.caverna_agents import CAVERNA_WEIGHTS
 from ...search.caverna_fast import CavernaGreedyAgent, CavernaPilotAgent, make_weights
@@ -129,6 +134,21 @@ def weights_document(tuned: dict[int, dict[str, float]], history: list[dict[str,
             "weights": {str(p): tuned[p] for p in sorted(tuned)}, "training": history}
 
 
+def reusable(out: Path, settings: dict[str, int], parser: argparse.ArgumentParser
+             ) -> tuple[dict[int, dict[str, float]], list[dict[str, Any]]]:
+    """The weights and figures per player count of the file at `out` when its command had these `settings`
+    (every option but --players); nothing when there is no such file or it was made otherwise."""
+    if not out.is_file():
+        return {}, []
+    text = out.read_text(encoding="utf-8")
+    tuned = parse_weights_file(text, str(out))
+    document = json.loads(text)
+    made = vars(parser.parse_args(document["command"].split()[3:]))   # after "python -m <module>"
+    if any(made[name] != value for name, value in settings.items()):
+        return {}, []
+    return tuned, document["training"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cavekit.analysis.caverna.train_weights",
                                      description=__doc__.split("\n\n")[0])
@@ -144,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the weights file (default the package's "
                                                                       f"{WEIGHTS_FILE})")
+    parser.add_argument("--resume", action="store_true", help="keep the player counts that --out already holds "
+                                                                 "from a command with the same settings")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     if min(args.generations, args.population, args.games, args.jobs, args.pilot_games) < 1 or \
@@ -156,8 +178,19 @@ def main(argv: list[str] | None = None) -> int:
                f"--players {' '.join(map(str, players))}")
     if args.pilot_generations:
         command += f" --pilot-generations {args.pilot_generations} --pilot-games {args.pilot_games}"
+    settings = {name: getattr(args, name) for name in ("generations", "population", "games", "seed",
+                                                        "pilot_generations", "pilot_games")}
+    try:
+        kept, kept_history = reusable(args.out, settings, parser) if args.resume else ({}, [])
+    except ConfigError as error:
+        parser.error(f"--resume: {error}")
     tuned, history = {}, []
     for n in players:
+        if n in kept:
+            tuned[n] = kept[n]
+            history += [row for row in kept_history if row["players"] == n]
+            print(f"{n} player(s): kept from {args.out}")
+            continue
         tuned[n], figures = cross_entropy(n, args.generations, args.population, args.games, args.seed, args.jobs,
                                           not args.quiet)
         history += figures
