@@ -102,9 +102,11 @@ CAVERNA_WEIGHTS = {
     "food_gap": 0.0,             # per food of the feeding still to come (2 a dwarf a harvest left) beyond
                                  # the food, crops in hand and crops on fields (`food_supply`)
 }
-# The food bill grows with the players beyond two only up to four players: the tuned weights exist for 1, 2 and
-# 4 players and stand in for 5-7 (`caverna_weights.nearest_tuned`), and a bill of five times dwarf_food at 7
-# players made every seat stop growing its family (2.0 dwarfs at the end, 2026-12-03).
+# The food bill grows with the players beyond two only up to four players, so that `dwarf_food` means the same
+# at 4-7 players and a tuned count's weights can stand in for an untuned neighbour (6 uses 5's:
+# `caverna_weights.nearest_tuned`). Before the cap, 4's weights at 7 players charged five times dwarf_food and
+# no seat grew its family (2.0 dwarfs at the end, 2% of seats past 2; with it 2.44 and 28%, 20 games of
+# medium, 2026-12-04, before 7 players had weights of their own).
 FOOD_BILL_PLAYERS = 4
 HARVEST_PHASES = ("choice", "feeding", "breeding")
 GOODS_WEIGHTED = ("wood", "stone", "ore", "ruby", "food", "grain", "vegetable", "gold")
