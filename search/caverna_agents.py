@@ -103,7 +103,7 @@ CAVERNA_WEIGHTS = {
                                  # the food, crops in hand and crops on fields (`food_supply`)
 }
 # The food bill grows with the players beyond two only up to four players, so that `dwarf_food` means the same
-# at 4-7 players and a tuned count's weights can stand in for an untuned neighbour (6 uses 5's:
+# at 4-7 players and a tuned count's weights can stand in for an untuned neighbour (6 uses 7's:
 # `caverna_weights.nearest_tuned`). Before the cap, 4's weights at 7 players charged five times dwarf_food and
 # no seat grew its family (2.0 dwarfs at the end, 2% of seats past 2; with it 2.44 and 28%, 20 games of
 # medium, 2026-12-04, before 7 players had weights of their own).
