@@ -9,7 +9,7 @@ converges to the score sheet as the game ends:
 - goods: building materials, food and rubies still to be turned into furnishings, dwellings and animals;
 - dwarfs: each one is an action per round still to come (`dwarf_round` points per dwarf and round left), and
   with three or more players a food bill per harvest left (`dwarf_food`: food spaces are contested), per
-  player beyond two up to `FOOD_BILL_PLAYERS` (the largest count with tuned weights, which play for more);
+  player beyond two up to `FOOD_BILL_PLAYERS` (so that the weight means the same at 4-7 players);
 - room to grow: free dwelling room (up to the family limit) makes family growth possible (per round left);
   without room, the wood and stone in hand towards a dwelling count as part of one (`dwelling_plan`);
 - weapons: strength carried into the expeditions still to come;

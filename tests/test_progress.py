@@ -29,8 +29,10 @@ def test_the_opening_search_counts_the_nodes_of_its_tree():
                                  "--branching", "2"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     counts = bar_counts(done.stderr, "node")
-    # 1 root search and 2 replies: the bar moves per node, towards the size of the full tree.
-    assert {total for _, total in counts} == {3} and {1, 2, 3} <= {n for n, _ in counts}
+    # 1 root search and 2 replies: the bar moves per node, towards the size of the full tree. (It redraws at
+    # most ten times a second, so a reply searched within 0.1 s of the one before shows only in the next draw:
+    # seen once on a free machine, where the bar went 0, 1, 3.)
+    assert {total for _, total in counts} == {3} and {1, 3} <= {n for n, _ in counts}
     assert "opening search" in done.stderr and "deep search with" in done.stdout
 
 

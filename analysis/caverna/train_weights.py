@@ -25,8 +25,9 @@ The 3-, 5- and 7-player weights were added on 2026-12-04 with `--resume` (the 1,
 to the byte; about 15, 20 and 25 min on 2 cores): greedy self-play per seat went from 38.1 to 51.6 points (3
 players), from 29.7 to 46.0 (5 players) and from 23.9 to 43.4 (7 players), the hand-set baseline against
 generation 25's mean, and the family stays near 2 dwarfs (2.2, 2.7 and 2.3 at the end): the score-per-seat
-fitness finds that growing does not pay at these counts, as it does not solo. Before, 3 players used the 2-player weights (medium: 32.9 points
-a seat, 4.9 dwarfs and about 10 points of begging; with their own weights 51.3 and 2.1, 40 games each).
+fitness finds that growing does not pay at these counts, as it does not solo. Before, 3 players used the
+2-player weights (medium: 32.9 points a seat, 4.9 dwarfs and about 10 points of begging; with their own
+weights 51.3 and 2.1, 40 games each).
 The family's food bill (`dwarf_harvest_food`, `food_gap`) is only used once tuned: the baseline sets it to 0.
 
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
