@@ -75,6 +75,7 @@ def test_a_run_of_some_parts_keeps_the_others_and_says_which_command_made_each(t
     assert summary["parts"]["ceiling"]["games"] == summary["parts"]["solo"]["games"] == 2
     report = (out / "report.md").read_text()
     assert "told the deal (ceiling)" in report and "`greedy` vs `random`" in report
+    assert "decided by the tie-break" in report and summary["parts"]["match:strongest_vs_greedy"]["tied_on_points"] >= 0
 
 
 def test_bad_parts_and_odd_game_counts_are_refused_saying_what_is_allowed(tmp_path):
@@ -87,3 +88,47 @@ def test_bad_parts_and_odd_game_counts_are_refused_saying_what_is_allowed(tmp_pa
     done = subprocess.run(base + ["--parts", "ceiling", "--strongest", "greedy", "--solo-games", "1"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "cannot be told" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_interrupted_solo_part_keeps_its_finished_games_and_plays_only_the_missing_ones(tmp_path):
+    import pandas as pd
+    out = tmp_path / "strength"
+    command = CLI + ["strength", "cvc", "--parts", "solo", "--solo-games", "6", "--jobs", "1", "--quiet",
+                     "--strongest", "cvc_plan:candidates=1,futures=1", "--out", str(out)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    games = out / "solo_games"
+    assert sorted(p.name for p in games.iterdir()) == ["games-00000.parquet", "games-00005.parquet"]
+    played = pd.read_parquet(out / "solo.parquet")
+    # as if the run had stopped before deal 5: its chunk is missing; deals 0-4 are kept, marked to tell them apart
+    (games / "games-00005.parquet").unlink()
+    kept = pd.read_parquet(games / "games-00000.parquet").assign(seconds=-1.0)
+    kept.to_parquet(games / "games-00000.parquet", index=False)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    resumed = pd.read_parquet(out / "solo.parquet")
+    assert list(resumed["deal"]) == list(range(6))
+    assert (resumed["seconds"][:5] == -1.0).all() and resumed["seconds"][5] > 0      # kept, and played again
+    assert list(resumed["score"]) == list(played["score"])
+
+
+def test_a_damaged_or_foreign_solo_chunk_is_refused_with_its_location(tmp_path):
+    out = tmp_path / "strength"
+    command = CLI + ["strength", "cvc", "--parts", "solo", "--solo-games", "1", "--jobs", "1", "--quiet",
+                     "--strongest", "cvc_plan:candidates=1,futures=1", "--out", str(out)]
+    assert subprocess.run(command, capture_output=True, text=True, timeout=300).returncode == 0
+    other = subprocess.run(command[:-3] + ["cvc_plan:candidates=2,futures=1", "--out", str(out)],
+                           capture_output=True, text=True, timeout=300)
+    assert other.returncode != 0 and "games of another run" in other.stderr and "games-00000.parquet" in other.stderr
+    (out / "solo_games" / "games-00000.parquet").write_bytes(b"not parquet")
+    damaged = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert damaged.returncode != 0 and "games-00000.parquet: not a table of solo games" in damaged.stderr
+    assert "remove it" in damaged.stderr and "Traceback" not in damaged.stderr + other.stderr
+
+
+def test_the_report_says_how_many_games_the_tie_break_decided_and_who_won_them():
+    tied = summary(150, 200, [60] * 10)
+    tied["parts"]["match:strongest_vs_mcts"].update(tied_on_points=9, decided_by_tie_break=8,
+                                                    tie_break_won_by_first_player=6, draws=1)
+    report = format_report(tied)
+    assert "| `strong` vs `weak` | 9 | 8 | 6 | 1 |" in report

@@ -11,7 +11,8 @@ Parts (`--parts`, all by default; a run of some parts keeps the others' figures 
   measured in this process with `time.process_time`;
 - `speed`: the compiled MCTS against the generic MCTS on the same positions.
 Each figure is set beside the goal issue 23 holds it to. Everything lands in one folder: the command line of
-each part, one Parquet table per match, `solo.parquet`, `summary.json` and a readable `report.md`.
+each part, one Parquet table per match (and its results folder of finished chunks, from which an interrupted
+run resumes), `solo.parquet`, `summary.json` and a readable `report.md`.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ...core.deal import deal_for_play, deal_seed
 from ...core.registry import load_game
 from ...search import make_agent
 from ...search.agent import resolve_preset
+from ..balance import tie_counts
 from ..batch import agent_record, run_match
 from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
@@ -96,21 +98,59 @@ def solo_game(spec: str, seed: int, index: int, clairvoyant: bool) -> dict[str, 
     started, wall = time.process_time(), time.perf_counter()
     while not state.is_terminal():
         state.apply_action(deal.outcome(state) if state.current_player() == CHANCE else agent.step(state))
-    return {"deal": index, "deal_seed": deal.seed, "agent": spec, "clairvoyant": clairvoyant,
+    return {"deal": index, "deal_seed": deal.seed, "seed": seed, "agent": spec, "clairvoyant": clairvoyant,
             "score": int(state.scores()[0]), "cpu_seconds": time.process_time() - started,
             "seconds": time.perf_counter() - wall}
 
 
-def play_solo(spec: str, games: int, seed: int, jobs: int, clairvoyant: bool, progress: bool) -> pd.DataFrame:
-    """`games` solo games of `spec` (see `solo_game`), in deal order whatever `jobs`."""
-    calls = (delayed(solo_game)(spec, seed, i, clairvoyant) for i in range(games))
-    rows = []
+SOLO_CHUNK = 5      # solo games kept per file: an interrupted run loses at most this many
+
+
+def solo_chunk(spec: str, seed: int, deals: range, clairvoyant: bool) -> pd.DataFrame:
+    """The solo games on `deals` (see `solo_game`), one row each."""
+    return pd.DataFrame([solo_game(spec, seed, i, clairvoyant) for i in deals])
+
+
+def kept_solo_chunk(path: Path, spec: str, seed: int, deals: range, clairvoyant: bool) -> pd.DataFrame | None:
+    """The games a previous run kept in `path` for these deals, or None when there are none to keep. A file that
+    is not such a table, or holds another agent's or seed's games, is refused with its location."""
+    if not path.exists():
+        return None
+    try:
+        table = pd.read_parquet(path)
+        kept = (list(table["deal"]), set(table["agent"]), set(table["seed"]), set(table["clairvoyant"]))
+    except Exception as error:      # pyarrow raises several kinds for a damaged file
+        raise ConfigError(f"{path}: not a table of solo games of this report ({type(error).__name__}: {error}); "
+                          "remove it to play its games again") from None
+    if kept[1:] != ({spec}, {seed}, {clairvoyant}):
+        raise ConfigError(f"{path}: games of another run (agents {sorted(kept[1])}, seeds {sorted(kept[2])}), not of "
+                          f"{spec} with seed {seed}; choose another --out or remove {path.parent}")
+    return table if kept[0] == list(deals) else None     # a shorter run's last chunk is played again
+
+
+def play_solo(spec: str, games: int, seed: int, jobs: int, clairvoyant: bool, progress: bool,
+              folder: Path | None = None) -> pd.DataFrame:
+    """`games` solo games of `spec` (see `solo_game`), in deal order whatever `jobs`. With `folder`, every
+    finished chunk of games is kept there at once, and a run again plays only the games it lacks."""
+    chunks = [range(start, min(start + SOLO_CHUNK, games)) for start in range(0, games, SOLO_CHUNK)]
+    paths = [folder / f"games-{deals.start:05d}.parquet" if folder else None for deals in chunks]
+    tables = {i: kept_solo_chunk(path, spec, seed, chunks[i], clairvoyant) if path else None
+              for i, path in enumerate(paths)}
+    missing = [i for i, table in tables.items() if table is None]
+    if folder:
+        folder.mkdir(parents=True, exist_ok=True)
     label = "cvc solo ceiling" if clairvoyant else "cvc solo"
-    with progress_bar(games, label, "game", progress) as bar:
-        for row in Parallel(n_jobs=jobs, return_as="generator")(calls):
-            rows.append(row)
-            bar.update(1)
-    return pd.DataFrame(rows)
+    with progress_bar(sum(len(chunks[i]) for i in missing), label, "game", progress) as bar:
+        calls = (delayed(solo_chunk)(spec, seed, chunks[i], clairvoyant) for i in missing)
+        for table in Parallel(n_jobs=jobs, return_as="generator_unordered")(calls):
+            i = int(table["deal"].iloc[0]) // SOLO_CHUNK
+            if paths[i]:
+                written = paths[i].with_suffix(".partial")
+                table.to_parquet(written, index=False)
+                written.replace(paths[i])       # a chunk file is whole or absent, even if the run is killed
+            tables[i] = table
+            bar.update(len(table))
+    return pd.concat([tables[i] for i in range(len(chunks))], ignore_index=True)
 
 
 def solo_figures(games: pd.DataFrame) -> dict[str, Any]:
@@ -166,7 +206,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
     solo_game_spec = resolve_preset(strongest, load_game("cvc", players=1))
 
     if "solo" in parts or "ceiling" in parts:
-        tables = [play_solo(solo_game_spec, solo_games, seed, jobs, clairvoyant, progress)
+        tables = [play_solo(solo_game_spec, solo_games, seed, jobs, clairvoyant, progress, out / f"{part}_games")
                   for clairvoyant, part in ((False, "solo"), (True, "ceiling")) if part in parts]
         table = pd.concat(tables, ignore_index=True)
         if (out / "solo.parquet").exists():
@@ -181,16 +221,25 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         two = load_game("cvc")
         matches = []
         if "matches" in parts:
-            matches += [("strongest_vs_mcts", strongest, mcts), ("strongest_vs_greedy", strongest, greedy),
-                        ("analysis_vs_weak_mcts", analysis, weak_mcts)]
+            matches += [("analysis_vs_weak_mcts", analysis, weak_mcts), ("strongest_vs_mcts", strongest, mcts),
+                        ("strongest_vs_greedy", strongest, greedy)]
         if "ladder" in parts:
             matches += [(f"{a}_vs_{b}", a, b) for a, b in LADDER]
+        # Cheapest first (every match is recorded as it ends): `strongest`'s matches cost CPU-hours each.
+        matches.sort(key=lambda match: "strongest" in (match[1], match[2]) or match[1] == strongest)
         for name, first, second in matches:
             first, second = resolve_preset(first, two), resolve_preset(second, two)
             started = time.perf_counter()
-            results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True)
+            # Each match keeps its finished games in its own results folder, so an interrupted report (a
+            # 400-game match of `strongest` takes CPU-hours) resumes where it stopped when run again.
+            results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True,
+                                out=out / name)
             results.to_parquet(out / f"{name}.parquet", index=False)
+            ties = tie_counts(results).iloc[0]
             record(f"match:{name}", {"agent": first, "opponent": second, **agent_record(results, first),
+                                     "tied_on_points": int(ties["tied on points"]),
+                                     "decided_by_tie_break": int(ties["decided by the tie-break"]),
+                                     "tie_break_won_by_first_player": int(ties["of which won by the first player"]),
                                      "seed": seed, "wall_seconds": time.perf_counter() - started})
     if "cost" in parts:
         two = load_game("cvc")
@@ -250,6 +299,15 @@ def format_report(summary: dict[str, Any]) -> str:
                          f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} ({m['deals']} deals) | "
                          f"{'>' if strictly else '>='} {goal:.0%}: {verdict} | "
                          f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
+        tie_rows = [(name, m) for name, m in matches.items() if "tied_on_points" in m]
+        if tie_rows:
+            lines += ["", "Games tied on points go to the player whose most valuable room is worth more (a draw "
+                      "when those are equal); how many ties each match had, and who won them:", "",
+                      "| match | tied on points | decided by the tie-break | won by the first player | drawn |",
+                      "|---|---|---|---|---|"]
+            for name, m in tie_rows:
+                lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['tied_on_points']} | "
+                             f"{m['decided_by_tie_break']} | {m['tie_break_won_by_first_player']} | {m['draws']} |")
     if "cost" in parts:
         strongest, analysis = parts["cost"]
         lines += ["", "## Cost (CPU seconds, measured in one process)", "",
