@@ -29,13 +29,23 @@ cdef int32_t GROUP_COUNT[NUM_ACTIONS_MAX]     # rank_ends' scratch counts, all z
 
 
 cdef inline uint64_t state_hash(const GameState* s) noexcept nogil:
-    """FNV-1a over the struct's bytes (all states here are copies of one root, so padding bytes agree)."""
+    """A hash of the struct's bytes, eight at a time (all states here are copies of one root, so padding bytes
+    agree). Enumerations spend most of their time looking positions up: a byte-wise FNV-1a took half of a
+    planner's CPU; whole words with a multiply-shift mix and the MurmurHash3 finaliser take a fraction of it."""
     cdef const uint8_t* p = <const uint8_t*>s
-    cdef uint64_t h = 14695981039346656037ULL
-    cdef size_t i
-    for i in range(sizeof(GameState)):
-        h = (h ^ p[i]) * 1099511628211ULL
-    return h
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL, word
+    cdef size_t i, whole = sizeof(GameState) - sizeof(GameState) % 8
+    for i in range(0, whole, 8):
+        memcpy(&word, p + i, 8)
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+    for i in range(whole, sizeof(GameState)):
+        h = (h ^ p[i]) * 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 33)
 
 
 cdef inline int finisher(const int* legal, int n) noexcept nogil:

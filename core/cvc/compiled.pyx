@@ -122,6 +122,7 @@ cdef int8_t ROOM_ORANGE[NUM_ROOMS_ALL]
 cdef int8_t ROOM_VP[NUM_ROOMS_ALL]
 cdef int8_t ROOM_COST[NUM_ROOMS_ALL][6]
 cdef uint32_t ROOM_WALL_MASKS[NUM_ROOMS_ALL]
+cdef uint32_t ROOMS_FITTING[16]               # bit r: room r (not the Cave Entrance) fits wall pattern p
 cdef int8_t TILE_STAGE[12]
 cdef int8_t TILE_IN_SOLO[12]
 cdef int8_t TILE_NEEDS_GOLD[12]
@@ -275,6 +276,9 @@ def _load_tables():
         ROOM_WALL_MASKS[room.index] = room.wall_masks
         for g in range(6):
             ROOM_COST[room.index][g] = room.cost[g]
+    for pattern in range(16):
+        ROOMS_FITTING[pattern] = sum(1 << room.index for room in r.rooms[:CAVE_ENTRANCE]
+                                     if room.wall_masks >> pattern & 1)
     NUM_TILES = len(r.tiles)
     for t in r.tiles:
         TILE_STAGE[t.index] = t.stage
@@ -1577,27 +1581,27 @@ ctypedef struct DisplayFit:
 cdef DisplayFit display_fit(const GameState* s, const Board* b) noexcept nogil:
     """How the display's rooms fit the player's empty spaces (features of both evaluations)."""
     cdef DisplayFit fit
-    cdef int i, g, room, pattern
-    cdef bint fits_one, can_pay_room
+    cdef int i, g, room
+    cdef uint32_t fitting, anywhere = 0
     fit.empty = fit.usable = fit.best = fit.affordable = 0
     for i in range(NUM_SPACES):
         if b.spaces[i] != EMPTY:
             continue
         fit.empty += 1
-        pattern = wall_pattern(b, i)
-        fits_one = False
-        for room in range(CAVE_ENTRANCE):
-            if (s.display >> room) & 1 and (ROOM_WALL_MASKS[room] >> pattern) & 1:
-                fits_one = True
-                if ROOM_VP[room] > fit.best:
-                    fit.best = ROOM_VP[room]
-                can_pay_room = True
-                for g in range(6):
-                    if ROOM_COST[room][g] > b.goods[g]:
-                        can_pay_room = False
-                if can_pay_room and ROOM_VP[room] > fit.affordable:
-                    fit.affordable = ROOM_VP[room]
-        fit.usable += fits_one
+        fitting = s.display & ROOMS_FITTING[wall_pattern(b, i)]
+        fit.usable += fitting != 0
+        anywhere |= fitting
+    for room in range(CAVE_ENTRANCE):       # each room that fits somewhere, once
+        if not (anywhere >> room) & 1:
+            continue
+        if ROOM_VP[room] > fit.best:
+            fit.best = ROOM_VP[room]
+        if ROOM_VP[room] > fit.affordable:
+            for g in range(6):
+                if ROOM_COST[room][g] > b.goods[g]:
+                    break
+            else:
+                fit.affordable = ROOM_VP[room]
     return fit
 
 
