@@ -12,7 +12,7 @@ Solo, a position is worth its expected final points; with two players `tanh(diff
 from libc.math cimport tanh
 
 from cavekit.core.cvc.compiled cimport (NUM_FEATURES, NUM_VALUE_FEATURES, CoreState, GameState, is_terminal,
-                                        player_features, returns, turns_left_share, value_features)
+                                        player_features, returns, scores, turns_left_share, value_features)
 
 from ..core.api import ConfigError
 from ..core.cvc.compiled import CompiledState
@@ -60,18 +60,21 @@ cdef double expected_points(const GameState* s, int player, double share, const 
     """`player`'s expected final points: cvc_heuristic.cvc_expected_points or cvc_value.expected_points."""
     cdef double f[NUM_FEATURES]
     cdef double v[NUM_VALUE_FEATURES]
-    cdef double potential = 0.0, late = 0.0
+    cdef double potential = 0.0
     cdef int i
-    player_features(s, player, f)
+    cdef int points[2]
     if ev.kind == HEURISTIC_VALUE:
+        player_features(s, player, f)
         for i in range(1, NUM_FEATURES):
             potential += WEIGHTS[i] * f[i]
         return f[0] + share * potential
+    # share * by_share . v + share^2 * by_share2 . v, in one pass; the points come from `scores`, since
+    # player_features would repeat the display and reach computations value_features makes
     value_features(s, player, v)
     for i in range(NUM_VALUE_FEATURES):
-        potential += ev.by_share[i] * v[i]
-        late += ev.by_share2[i] * v[i]
-    return f[0] + share * potential + share * share * late
+        potential += (ev.by_share[i] + share * ev.by_share2[i]) * v[i]
+    scores(s, points)
+    return points[player] + share * potential
 
 
 cdef void evaluate(const GameState* s, double* out, const Evaluator* ev) noexcept nogil:

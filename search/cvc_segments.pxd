@@ -32,12 +32,14 @@ cdef class SegmentEnumerator:
     cdef int32_t* via
     cdef int32_t* first       # the first action of the path to each position
     cdef int8_t* is_end
-    cdef int32_t* table
+    cdef int32_t* table       # open addressing: position indices by hash, -1 for a free slot
     cdef int32_t* slot        # the table slot holding each position
+    cdef uint64_t* hashes     # each position's hash
     cdef Ranked* ranked       # the segment ends in search order, after rank_ends
-    cdef int capacity, table_mask, n, max_states
+    cdef int capacity, table_size, table_mask, n, max_states
 
     cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil
+    cdef void grow_table(self) noexcept nogil
     cdef int run(self, const GameState* root) noexcept nogil
     cdef int rank_ends(self, int player, const Evaluator* ev) noexcept nogil
     cdef list path(self, int index)
