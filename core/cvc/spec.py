@@ -33,26 +33,35 @@ SPEC = GameSpec(
     analysis="cavekit.analysis.cvc",
     default=True,
     presets=(
-        Preset("easy", "greedy", cost="about 0.2 CPU-s a solo game",
+        Preset("easy", "greedy", cost="about 0.1 CPU-s a solo game",
                strength="solo 43.4 points over 40 deals (cavekit match cvc --players 1 --agents greedy --games 40 "
                         "--seed 0, 2026-12-02)"),
-        Preset("medium", "cvc_expectimax:depth=2,width=16,chance_samples=2", players=(2,),
-               cost="0.11 CPU-s a turn on average, 0.72 s at most (python -m cavekit.analysis.web.bench --game cvc "
-                    "--ai medium --games 6, 2026-12-02)"),
-        Preset("hard", "cvc_turn_mcts:iterations=500", players=(2,), cost="about 13 CPU-s a two-player game",
-               strength="75.5% [69.1, 80.9] against greedy over 200 games, seats swapped (results/strength, "
-                        "before deals)"),
-        Preset("strongest", "cvc_turn_mcts:iterations=6000", players=(2,),
-               cost="0.58 CPU-s a move, 59 CPU-s a game against greedy (strength.move_cost, 2 games, 2026-12-03)",
-               strength="10 of 12 games against cvc_turn_mcts:iterations=500 (cavekit match cvc --agents "
-                        "cvc_turn_mcts:iterations=6000 cvc_turn_mcts:iterations=500 --duplicate --games 12 --seed 11, "
-                        "2026-12-03); the 400-game measurement is the strength report's"),
+        # Two players: the turn MCTS with narrower widening and less exploration than its defaults, which won
+        # 87 of 100 games against cvc_turn_mcts:iterations=50 at 250 iterations where the defaults won 75
+        # (widening 0.5 alone 85, c 0.4 alone 80; same 50 deals, seed 5, 2026-12-04).
+        Preset("medium", "cvc_turn_mcts:iterations=250,c=0.4,widening=0.5", players=(2,),
+               cost="4.4 CPU-s a self-play game, 0.02 s a move (strength.move_cost, 4 games, 2026-12-04); "
+                    "the analysis agent for large batches",
+               strength="87 of 100 games against cvc_turn_mcts:iterations=50 (cavekit match cvc --agents "
+                        "medium cvc_turn_mcts:iterations=50 --duplicate --games 100 --seed 5, 2026-12-04)"),
+        Preset("hard", "cvc_turn_mcts:iterations=1000,c=0.4,widening=0.5", players=(2,),
+               cost="about a fifth of strongest's"),
+        Preset("strongest", "cvc_turn_mcts:iterations=6000,c=0.4,widening=0.5", players=(2,),
+               cost="about 0.45 CPU-s a move, 50 CPU-s a game (against cvc_turn_mcts:iterations=500, two games at "
+                    "once on a 2-core machine, 2026-12-04)",
+               strength="15 of 16 games against cvc_turn_mcts:iterations=500 (cavekit match cvc --agents strongest "
+                        "cvc_turn_mcts:iterations=500 --duplicate --games 40 --seed 11, stopped at 16, "
+                        "2026-12-04); the 400-game measurement is the strength report's"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
                strength="solo 49.2 points (issue 23's measurement, before deals)"),
-        Preset("hard", "cvc_plan:candidates=4,futures=4", players=(1,)),
-        Preset("strongest", "cvc_plan", players=(1,), cost="about 23 CPU-s a game (loaded 2-core machine)",
-               strength="solo 50.0 points over 20 deals, 60% reaching 50 (cavekit match cvc --players 1 --agents "
-                        "cvc_plan:value=heuristic,candidates=8,futures=8 --games 20 --seed 0, 2026-12-02); "
-                        "told the deal, 52.0 on the same deals"),
+        # Solo: the planner with the learned value in its play-outs; since the enumerator got faster it fits
+        # the 60 CPU-s budget (it was 4x the heuristic's cost, see README).
+        Preset("hard", "cvc_plan:candidates=4,futures=4,value=learned", players=(1,),
+               cost="about a quarter of strongest's"),
+        Preset("strongest", "cvc_plan:value=learned", players=(1,),
+               cost="20-28 CPU-s a game (2 deals, 3 processes on 2 cores, 2026-12-04)",
+               strength="52.5 points over 15 deals against 50.5 for cvc_plan on the heuristic, same deals "
+                        "(cavekit match cvc --players 1 --agents cvc_plan cvc_plan:value=learned --duplicate "
+                        "--games 40 --seed 0, stopped at 15 deals, 2026-12-04)"),
     ),
 )
