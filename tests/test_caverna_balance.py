@@ -151,7 +151,7 @@ def test_the_study_command_plays_resumes_and_writes_the_notebook_tables(tmp_path
     (out / "tables" / "archetypes.parquet").write_bytes(b"not parquet")
     with pytest.raises(Exception, match="archetypes.parquet: not a readable Parquet table"):
         load_tables(out)
-    with pytest.raises(Exception, match="seat_advantage.parquet: missing: not a Caverna balance study folder"):
+    with pytest.raises(Exception, match="seat_advantage.parquet: missing: not a folder made by `cavekit caverna-study`"):
         load_tables(tmp_path)
 
 

@@ -26,6 +26,7 @@ from ...core.api import ConfigError
 from ...search.agent import resolve_preset
 from ..batch import run_match
 from ..results import ResultsError, load_results
+from ..study_tables import read_tables, save_tables
 from ..stats import mean_interval, wilson_interval
 from .balance import (action_space_rates, archetypes, category_points, checked_tiles, furnishing_ban_effects,
                       furnishing_rates, run_furnishing_bans, seat_advantage, seat_outcomes)
@@ -181,29 +182,10 @@ def _share_of(rate: float, n: int) -> tuple[float, float, float]:
     return (rate, low, high)
 
 
-def save_tables(tables: dict[str, pd.DataFrame], folder: str | Path) -> None:
-    """Write each table as `<name>.parquet` in `folder`."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, table in tables.items():
-        table.to_parquet(folder / f"{name}.parquet", index=False)
-
-
 def load_tables(folder: str | Path) -> dict[str, pd.DataFrame]:
     """The tables of a study folder (`out/tables/*.parquet`), refused with the location when one is missing
     or unreadable."""
-    folder = Path(folder)
-    tables = {}
-    for name in TABLES:
-        path = folder / "tables" / f"{name}.parquet"
-        if not path.is_file():
-            raise ResultsError(path, "missing: not a Caverna balance study folder (make one with "
-                                     "`cavekit caverna-study`)")
-        try:
-            tables[name] = pd.read_parquet(path)
-        except Exception as error:  # pyarrow raises several kinds for a damaged file
-            raise ResultsError(path, f"not a readable Parquet table ({error})") from None
-    return tables
+    return read_tables(folder, TABLES, "cavekit caverna-study")
 
 
 def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None) -> str:

@@ -1,5 +1,5 @@
-"""Cave vs Cave's own studies as `cavekit` subcommands: `room-bans` and `openings`, and its strength report
-(`cavekit strength cvc`)."""
+"""Cave vs Cave's own studies as `cavekit` subcommands: `cvc-study`, `room-bans` and `openings`, and its strength
+report (`cavekit strength cvc`)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +10,7 @@ import pandas as pd
 
 from ...core.cvc.spec import SPEC
 from .strength import PARTS
+from .study import REFERENCE
 
 
 def run_strength(args: argparse.Namespace) -> int:
@@ -23,6 +24,18 @@ def run_strength(args: argparse.Namespace) -> int:
                               cost_games=args.cost_games, progress=not args.quiet)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     return 0 if summary else 1
+
+
+def run_study(args: argparse.Namespace) -> int:
+    """Play (or resume) the balance study and print its summary."""
+    from ..strength import command_line
+    from .study import run_study as play_study
+    from .study import summary_markdown
+    tables = play_study(Path(args.out), games=args.games, ban_games=args.ban_games, agent=args.agent,
+                        reference=args.reference, seed=args.seed, jobs=args.jobs, progress=not args.quiet,
+                        command=command_line())
+    print(summary_markdown(tables, command_line()))
+    return 0
 
 
 def run_room_bans(args: argparse.Namespace) -> int:
@@ -85,7 +98,7 @@ def add_strength_parser(games: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """Add the `room-bans` and `openings` subcommands."""
+    """Add the `cvc-study`, `room-bans` and `openings` subcommands."""
     bans = sub.add_parser(
         "room-bans", help="Cave vs Cave: the causal value of each room (paired games with one seat barred from it)",
         description="Play --games games of the agent against itself as the real game, and again for every room\n"
@@ -104,6 +117,27 @@ def add_commands(sub: Any) -> None:
     bans.add_argument("--out", required=True, metavar="DIR", help="experiment folder (one results folder per run)")
     bans.add_argument("--quiet", action="store_true", help="no progress bar")
     bans.set_defaults(run=run_room_bans)
+
+    study = sub.add_parser(
+        "cvc-study", help="Cave vs Cave balance study: the analysis agent's findings beside a weaker agent's",
+        description="Play self-play games of the analysis agent and of a weaker reference agent on the same deals,\n"
+                    "and each agent's paired room-ban experiment, into OUT/runs/ (one resumable results folder\n"
+                    "each); write the tables (first-player advantage and tie-breaks, action tiles, first picks,\n"
+                    "openings, room regression and bans, and what changed between the agents, with intervals) to\n"
+                    "OUT/tables/ and OUT/summary.md. Run the same command again to resume.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example: cavekit cvc-study --games 2000 --ban-games 100 --jobs 2 --out results/cvc_study")
+    study.add_argument("--games", type=int, default=2000, help="self-play games of each agent (default 2000)")
+    study.add_argument("--ban-games", type=int, default=100,
+                       help="games per barred (room, seat) for each agent; 0 skips the bans (default 100)")
+    study.add_argument("--agent", default="medium", help="the analysis agent (default the medium preset)")
+    study.add_argument("--reference", default=REFERENCE,
+                       help=f"the weaker agent it is compared with (default {REFERENCE})")
+    study.add_argument("--seed", type=int, default=2026, help="master seed (default 2026)")
+    study.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    study.add_argument("--out", default="results/cvc_study", help="study folder (default results/cvc_study)")
+    study.add_argument("--quiet", action="store_true", help="no progress bars")
+    study.set_defaults(run=run_study)
 
     openings = sub.add_parser(
         "openings", help="Cave vs Cave opening tree: from self-play results, or from a deep search of the first turns",

@@ -1,0 +1,37 @@
+"""A study folder's tables: each a Parquet file in `<study>/tables/`, which notebooks and reports read back.
+
+A game's study command plays its raw runs into `<study>/runs/` and keeps what it found as small tables; a saved
+full-scale study keeps only these. Reading refuses a missing or damaged
+table with its location and the command that makes the folder.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from .results import ResultsError
+
+
+def save_tables(tables: dict[str, pd.DataFrame], folder: str | Path) -> None:
+    """Write each table as `<name>.parquet` in `folder`."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        table.to_parquet(folder / f"{name}.parquet", index=False)
+
+
+def read_tables(study: str | Path, names: Sequence[str], made_by: str) -> dict[str, pd.DataFrame]:
+    """The tables `names` of the study folder `study` (`study/tables/<name>.parquet`); a missing or unreadable
+    one is refused with its path, saying that `made_by` (a command) makes such a folder."""
+    tables = {}
+    for name in names:
+        path = Path(study) / "tables" / f"{name}.parquet"
+        if not path.is_file():
+            raise ResultsError(path, f"missing: not a folder made by `{made_by}`")
+        try:
+            tables[name] = pd.read_parquet(path)
+        except Exception as error:  # pyarrow raises several kinds for a damaged file
+            raise ResultsError(path, f"not a readable Parquet table ({error})") from None
+    return tables
