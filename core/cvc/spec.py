@@ -33,9 +33,10 @@ SPEC = GameSpec(
     analysis="cavekit.analysis.cvc",
     default=True,
     presets=(
-        Preset("easy", "greedy", cost="about 0.1 CPU-s a solo game",
+        Preset("easy", "greedy", players=(1,), cost="about 0.1 CPU-s a solo game",
                strength="solo 43.4 points over 40 deals (cavekit match cvc --players 1 --agents greedy --games 40 "
                         "--seed 0, 2026-12-02)"),
+        Preset("easy", "greedy", players=(2,), cost="about 0.2 CPU-s a two-player game"),
         # Two players: the turn MCTS with narrower widening and less exploration than its defaults, which won
         # 87 of 100 games against cvc_turn_mcts:iterations=50 at 250 iterations where the defaults won 75
         # (widening 0.5 alone 85, c 0.4 alone 80; same 50 deals, seed 5, 2026-12-04).
