@@ -144,3 +144,15 @@ def test_the_shipped_weights_are_what_their_recorded_command_makes(tmp_path):
     made = train(tmp_path, "made.json", *args, "--jobs", "2")
     assert made["weights"] == shipped["weights"]
     assert made["training"] == shipped["training"]
+
+
+def test_resuming_from_a_file_whose_recorded_command_is_unreadable_names_the_file(tmp_path):
+    from importlib import resources
+    mangled = tmp_path / "weights.json"
+    document = json.loads((resources.files("cavekit.search") / "data" / "caverna_weights.json").read_text())
+    document["command"] = "python -m cavekit.analysis.caverna.train_weights --generations many"
+    mangled.write_text(json.dumps(document))
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.caverna.train_weights", "--resume", "--out",
+                           str(mangled)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"--resume: {mangled}: its recorded command" in done.stderr and "is not one this version can read" in done.stderr

@@ -45,6 +45,8 @@ its counts in separate `--resume` runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -150,7 +152,12 @@ def reusable(out: Path, settings: dict[str, int], parser: argparse.ArgumentParse
     text = out.read_text(encoding="utf-8")
     tuned = parse_weights_file(text, str(out))
     document = json.loads(text)
-    made = vars(parser.parse_args(document["command"].split()[3:]))   # after "python -m <module>"
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):     # argparse prints its usage before it exits
+            made = vars(parser.parse_args(document["command"].split()[3:]))   # after "python -m <module>"
+    except (SystemExit, KeyError, AttributeError):
+        raise ConfigError(f"{out}: its recorded command ({document.get('command')!r}) is not one this version can "
+                          "read; remove the file or choose another --out") from None
     if any(made[name] != value for name, value in settings.items()):
         return {}, []
     return tuned, document["training"]
