@@ -36,20 +36,22 @@ SPEC = GameSpec(
         Preset("easy", "greedy", players=(1,), cost="about 0.1 CPU-s a solo game",
                strength="solo 43.4 points over 40 deals (cavekit match cvc --players 1 --agents greedy --games 40 "
                         "--seed 0, 2026-12-02)"),
-        Preset("easy", "greedy", players=(2,), cost="about 0.2 CPU-s a two-player game"),
+        Preset("easy", "greedy", players=(2,), cost="about 0.2 CPU-s a two-player game",
+               strength="loses 77.2% [72.9, 81.1] of 400 games to medium (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         # Two players: the turn MCTS with narrower widening and less exploration than its defaults, which won
         # 87 of 100 games against cvc_turn_mcts:iterations=50 at 250 iterations where the defaults won 75
         # (widening 0.5 alone 85, c 0.4 alone 80; same 50 deals, seed 5, 2026-12-04).
         Preset("medium", "cvc_turn_mcts:iterations=250,c=0.4,widening=0.5", players=(2,),
                cost="4.4 CPU-s a self-play game, 0.02 s a move (strength.move_cost, 4 games, 2026-12-04); "
                     "the analysis agent for large batches",
-               strength="87 of 100 games against cvc_turn_mcts:iterations=50 (cavekit match cvc --agents "
-                        "medium cvc_turn_mcts:iterations=50 --duplicate --games 100 --seed 5, 2026-12-04)"),
+               strength="84.8% [80.9, 87.9] of 400 games against cvc_turn_mcts:iterations=50 and 77.2% "
+                        "[72.9, 81.1] against easy (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         Preset("hard", "cvc_turn_mcts:iterations=1000,c=0.4,widening=0.5", players=(2,),
-               cost="about a fifth of strongest's"),
+               cost="10.6 s a game for both seats against medium (strength report, 2026-12-04)",
+               strength="63.2% [58.4, 67.8] of 400 games against medium (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         Preset("strongest", "cvc_turn_mcts:iterations=6000,c=0.4,widening=0.5", players=(2,),
-               cost="about 0.45 CPU-s a move, 50 CPU-s a game (against cvc_turn_mcts:iterations=500, two games at "
-                    "once on a 2-core machine, 2026-12-04)",
+               cost="0.35 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
+                    "2026-12-04)",
                strength="15 of 16 games against cvc_turn_mcts:iterations=500 (cavekit match cvc --agents strongest "
                         "cvc_turn_mcts:iterations=500 --duplicate --games 40 --seed 11, stopped at 16, "
                         "2026-12-04); the 400-game measurement is the strength report's"),
