@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from .results import ResultsError
@@ -35,3 +36,10 @@ def read_tables(study: str | Path, names: Sequence[str], made_by: str) -> dict[s
         except Exception as error:  # pyarrow raises several kinds for a damaged file
             raise ResultsError(path, f"not a readable Parquet table ({error})") from None
     return tables
+
+
+def estimate_text(value: float, low: float, high: float, digits: int = 3) -> str:
+    """An estimate with its interval for a summary table: `0.512 [0.480, 0.544]` (the value alone without one)."""
+    if np.isnan(low):
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"

@@ -26,6 +26,7 @@ from ...core.api import ConfigError
 from ...search.agent import resolve_preset
 from ..batch import run_match
 from ..results import ResultsError, load_results
+from ..study_tables import estimate_text as fmt
 from ..study_tables import read_tables, save_tables
 from ..stats import mean_interval, wilson_interval
 from .balance import (action_space_rates, archetypes, category_points, checked_tiles, furnishing_ban_effects,
@@ -190,9 +191,6 @@ def load_tables(folder: str | Path) -> dict[str, pd.DataFrame]:
 
 def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None) -> str:
     """The study's headline tables as Markdown (what `cavekit caverna-study` prints and writes to summary.md)."""
-    def fmt(v: float, lo: float, hi: float, digits: int = 3) -> str:
-        return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if not np.isnan(lo) else f"{v:.{digits}f}"
-
     lines = ["# Caverna balance study", ""]
     if command:
         lines += [f"Command: `{command}`", ""]

@@ -31,6 +31,7 @@ from ..balance import first_player_advantage, seat_rows, tie_counts
 from ..batch import run_match
 from ..results import load_results
 from ..stats import mean_interval, wilson_interval, z_quantile
+from ..study_tables import estimate_text as fmt
 from ..study_tables import read_tables, save_tables
 from .balance import first_pick_outcomes, tile_table
 from .openings import opening_lines
@@ -162,9 +163,6 @@ def changes(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None) -> str:
     """The study's headline findings as Markdown (what `cavekit cvc-study` prints and writes to summary.md)."""
-    def fmt(v: float, lo: float, hi: float, digits: int = 3) -> str:
-        return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if not np.isnan(lo) else f"{v:.{digits}f}"
-
     lines = ["# Cave vs Cave balance study", ""]
     if command:
         lines += [f"Command: `{command}`", ""]
