@@ -60,7 +60,7 @@ cdef double expected_points(const GameState* s, int player, double share, const 
     """`player`'s expected final points: cvc_heuristic.cvc_expected_points or cvc_value.expected_points."""
     cdef double f[NUM_FEATURES]
     cdef double v[NUM_VALUE_FEATURES]
-    cdef double potential = 0.0
+    cdef double potential = 0.0, late = 0.0
     cdef int i
     cdef int points[2]
     if ev.kind == HEURISTIC_VALUE:
@@ -68,13 +68,14 @@ cdef double expected_points(const GameState* s, int player, double share, const 
         for i in range(1, NUM_FEATURES):
             potential += WEIGHTS[i] * f[i]
         return f[0] + share * potential
-    # share * by_share . v + share^2 * by_share2 . v, in one pass; the points come from `scores`, since
-    # player_features would repeat the display and reach computations value_features makes
+    # The points come from `scores`: player_features would repeat the display and reach computations that
+    # value_features makes. (The sums keep the Python twin's order, so both round alike.)
     value_features(s, player, v)
     for i in range(NUM_VALUE_FEATURES):
-        potential += (ev.by_share[i] + share * ev.by_share2[i]) * v[i]
+        potential += ev.by_share[i] * v[i]
+        late += ev.by_share2[i] * v[i]
     scores(s, points)
-    return points[player] + share * potential
+    return points[player] + share * potential + share * share * late
 
 
 cdef void evaluate(const GameState* s, double* out, const Evaluator* ev) noexcept nogil:

@@ -226,7 +226,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         if "ladder" in parts:
             matches += [(f"{a}_vs_{b}", a, b) for a, b in LADDER]
         # Cheapest first (every match is recorded as it ends): `strongest`'s matches cost CPU-hours each.
-        matches.sort(key=lambda match: "strongest" in (match[1], match[2]) or match[1] == strongest)
+        matches.sort(key=lambda match: "strongest" in match[1:] or match[1] == strongest)
         for name, first, second in matches:
             first, second = resolve_preset(first, two), resolve_preset(second, two)
             started = time.perf_counter()
@@ -299,13 +299,13 @@ def format_report(summary: dict[str, Any]) -> str:
                          f"{m['paired_ci95_low']:.1%} - {m['paired_ci95_high']:.1%} ({m['deals']} deals) | "
                          f"{'>' if strictly else '>='} {goal:.0%}: {verdict} | "
                          f"{m['mean_points']:.1f} | {m['opponent_mean_points']:.1f} | {m['seconds_per_game']:.2f} |")
-        tie_rows = [(name, m) for name, m in matches.items() if "tied_on_points" in m]
+        tie_rows = [m for m in matches.values() if "tied_on_points" in m]
         if tie_rows:
             lines += ["", "Games tied on points go to the player whose most valuable room is worth more (a draw "
                       "when those are equal); how many ties each match had, and who won them:", "",
                       "| match | tied on points | decided by the tie-break | won by the first player | drawn |",
                       "|---|---|---|---|---|"]
-            for name, m in tie_rows:
+            for m in tie_rows:
                 lines.append(f"| `{m['agent']}` vs `{m['opponent']}` | {m['tied_on_points']} | "
                              f"{m['decided_by_tie_break']} | {m['tie_break_won_by_first_player']} | {m['draws']} |")
     if "cost" in parts:
