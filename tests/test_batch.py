@@ -273,10 +273,10 @@ def test_a_worker_killed_from_outside_ends_the_match_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_the_progress_bar_counts_every_game_not_only_every_chunk(jobs):
-    # greedy: games slow enough (about 0.4 s) for the bar, which redraws at most ten times a second.
+    # (tqdm redraws at most ten times a second unless told otherwise; greedy games take a few hundredths.)
     result = subprocess.run([sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "greedy",
                              "greedy", "--games", "6", "--chunk-size", "6", "--jobs", jobs],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env={**os.environ, "TQDM_MININTERVAL": "0"})
     assert result.returncode == 0, result.stderr
     counts = [int(m) for m in re.findall(r"\| (\d+)/6 \[", result.stderr)]
     # One chunk of six games: a bar that moved per chunk would jump from 0 to 6.
