@@ -407,6 +407,8 @@ cdef inline int wall_pattern(const Board* b, int space) noexcept nogil:
 
 cdef uint32_t accessible_spaces(const int8_t* spaces, uint32_t walls, int budget) noexcept nogil:
     """Bits of the face-down spaces reachable from the Cave Entrance (board.accessible_spaces)."""
+    if budget == 0:
+        return reachable_through_open_sides(spaces, walls)
     cdef int best[11]
     cdef int stack[256]
     cdef int top = 0, space, crossed, k, other, cost, i
@@ -430,6 +432,31 @@ cdef uint32_t accessible_spaces(const int8_t* spaces, uint32_t walls, int budget
             elif cost < best[other]:
                 best[other] = cost
                 stack[top] = other
+                top += 1
+    return targets
+
+
+cdef uint32_t reachable_through_open_sides(const int8_t* spaces, uint32_t walls) noexcept nogil:
+    """accessible_spaces with no wall to remove: a flood fill that marks what it has seen in a bit mask.
+
+    The evaluations ask this of every position they score (twice per two-player position), so it skips the
+    general search's per-space wall counts, which with no budget can only be 0."""
+    cdef int stack[11]
+    cdef int top = 1, space, k, other
+    cdef uint32_t seen = 1u << ENTRANCE_SPACE, targets = 0
+    stack[0] = ENTRANCE_SPACE
+    while top:
+        top -= 1
+        space = stack[top]
+        for k in range(N_NEIGH[space]):
+            other = NEIGH_SPACE[space][k]
+            if (walls >> NEIGH_SLOT[space][k]) & 1 or (seen >> other) & 1:
+                continue
+            seen |= 1u << other
+            if spaces[other] == FACE_DOWN:
+                targets |= 1u << other
+            else:
+                stack[top] = other      # each space at most once: 11 places suffice
                 top += 1
     return targets
 
