@@ -114,10 +114,8 @@ def strength_report(out: str | Path, command: str, parts: Sequence[str] = PARTS,
         folder.record("solo", {**solo_figures(match("solo", [solo], solo_games, 1, False)), "seed": seed})
     if "versus" in parts:
         first, second = preset(strongest, 2), preset(rollout, 2)
-        started = time.perf_counter()
         games_table = match("strongest_vs_rollout", [first, second], games, 2, True)
-        folder.record("versus", {**versus_figures(games_table, first, second), "seed": seed,
-                                 "wall_seconds": time.perf_counter() - started})
+        folder.record("versus", {**versus_figures(games_table, first, second), "seed": seed})
     if "players" in parts:
         rows = []
         for players in player_counts:

@@ -229,7 +229,6 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         matches.sort(key=lambda match: "strongest" in match[1:] or match[1] == strongest)
         for name, first, second in matches:
             first, second = resolve_preset(first, two), resolve_preset(second, two)
-            started = time.perf_counter()
             # Each match keeps its finished games in its own results folder, so an interrupted report (a
             # 400-game match of `strongest` takes CPU-hours) resumes where it stopped when run again.
             results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True,
@@ -240,7 +239,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
                                      "tied_on_points": int(ties["tied on points"]),
                                      "decided_by_tie_break": int(ties["decided by the tie-break"]),
                                      "tie_break_won_by_first_player": int(ties["of which won by the first player"]),
-                                     "seed": seed, "wall_seconds": time.perf_counter() - started})
+                                     "seed": seed})
     if "cost" in parts:
         two = load_game("cvc")
         record("cost", [move_cost(resolve_preset(strongest, two), resolve_preset(greedy, two), cost_games, seed),
