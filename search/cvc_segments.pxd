@@ -36,6 +36,8 @@ cdef class SegmentEnumerator:
     cdef int32_t* slot        # the table slot holding each position
     cdef uint64_t* hashes     # each position's hash
     cdef Ranked* ranked       # the segment ends in search order, after rank_ends
+    cdef Ranked* regrouped    # rank_ends' scratch, where the ends sorted by key are regrouped by group rank
+    cdef int32_t* rank_start  # rank_ends' scratch: where each group rank's layer starts
     cdef int capacity, table_size, table_mask, n, max_states
 
     cdef int add(self, const GameState* s, int parent, int action, bint end) noexcept nogil
