@@ -42,7 +42,8 @@ SPEC = GameSpec(
         # 87 of 100 games against cvc_turn_mcts:iterations=50 at 250 iterations where the defaults won 75
         # (widening 0.5 alone 85, c 0.4 alone 80; same 50 deals, seed 5, 2026-12-04).
         Preset("medium", "cvc_turn_mcts:iterations=250,c=0.4,widening=0.5", players=(2,),
-               cost="4.4 CPU-s a self-play game, 0.02 s a move (strength.move_cost, 4 games, 2026-12-04); "
+               cost="3.7 CPU-s a self-play game, 0.02 s a move (cavekit strength cvc --parts cost: "
+                    "strength.move_cost, 4 games, 2026-12-04, after the enumerator's speedups of that day); "
                     "the analysis agent for large batches",
                strength="84.8% [80.9, 87.9] of 400 games against cvc_turn_mcts:iterations=50 and 77.2% "
                         "[72.9, 81.1] against easy (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
@@ -50,11 +51,10 @@ SPEC = GameSpec(
                cost="10.6 s a game for both seats against medium (strength report, 2026-12-04)",
                strength="63.2% [58.4, 67.8] of 400 games against medium (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         Preset("strongest", "cvc_turn_mcts:iterations=6000,c=0.4,widening=0.5", players=(2,),
-               cost="0.35 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
+               cost="0.31 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
                     "2026-12-04)",
-               strength="15 of 16 games against cvc_turn_mcts:iterations=500 (cavekit match cvc --agents strongest "
-                        "cvc_turn_mcts:iterations=500 --duplicate --games 40 --seed 11, stopped at 16, "
-                        "2026-12-04); the 400-game measurement is the strength report's"),
+               strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500 (cavekit strength "
+                        "cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
                strength="solo 49.2 points (issue 23's measurement, before deals)"),
         # Solo: the planner with the learned value in its play-outs; since the enumerator got faster it fits
