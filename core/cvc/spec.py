@@ -56,15 +56,22 @@ SPEC = GameSpec(
                strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500 (cavekit strength "
                         "cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
-               strength="solo 49.2 points (issue 23's measurement, before deals)"),
+               cost="6.5 s a game (wall, 15 deals, 3 processes on 2 cores, 2026-12-04)",
+               strength="solo 49.7 points over 15 deals, 53% reaching 50 (cavekit match cvc --players 1 --agents "
+                        "hard medium --duplicate --games 30 --seed 0, 2026-12-04)"),
         # Solo: the planner with the learned value in its play-outs; since the enumerator got faster it fits
         # the 60 CPU-s budget (it was 4x the heuristic's cost, see README).
         Preset("hard", "cvc_plan:candidates=4,futures=4,value=learned", players=(1,),
-               cost="about a quarter of strongest's"),
+               cost="11.9 s a game (wall, 15 deals, 3 processes on 2 cores, 2026-12-04)",
+               strength="solo 50.3 points over 15 deals, 73% reaching 50; medium 49.7 on the same deals, the "
+                        "difference +0.7 [-1.7, +3.1] (cavekit match cvc --players 1 --agents hard medium "
+                        "--duplicate --games 30 --seed 0, 2026-12-04)"),
         Preset("strongest", "cvc_plan:value=learned", players=(1,),
                cost="20-28 CPU-s a game (2 deals, 3 processes on 2 cores, 2026-12-04)",
                strength="52.5 points over 15 deals against 50.5 for cvc_plan on the heuristic, same deals "
                         "(cavekit match cvc --players 1 --agents cvc_plan cvc_plan:value=learned --duplicate "
-                        "--games 40 --seed 0, stopped at 15 deals, 2026-12-04)"),
+                        "--games 40 --seed 0, stopped at 15 deals, 2026-12-04); 52.4 on those deals in a later "
+                        "run, where hard scored 50.3; futures=16 scored 53.3 there (+0.9 [-0.4, +2.3]) at about "
+                        "twice the CPU, past the 60 CPU-s budget on some deals"),
     ),
 )
