@@ -10,9 +10,11 @@ Two kinds, chosen per agent by its `value` option (`make_evaluator`):
 Solo, a position is worth its expected final points; with two players `tanh(difference / scale)`.
 """
 from libc.math cimport tanh
+from libc.string cimport memcmp, memcpy, memset
 
-from cavekit.core.cvc.compiled cimport (NUM_FEATURES, NUM_VALUE_FEATURES, CoreState, GameState, is_terminal,
-                                        player_features, returns, scores, turns_left_share, value_features)
+from cavekit.core.cvc.compiled cimport (NUM_FEATURES, NUM_VALUE_FEATURES, Board, BoardFacts, CoreState, GameState,
+                                        board_facts, is_terminal, player_features_of, returns, scores,
+                                        turns_left_share, value_features, value_features_of)
 
 from ..core.api import ConfigError
 from ..core.cvc.compiled import CompiledState
@@ -56,21 +58,45 @@ cdef Evaluator make_evaluator(str value, int players) except *:
     return ev
 
 
+cdef void use_memo(Evaluator* ev, CaveMemo* memo) noexcept:
+    """Let `ev` keep each seat's cave facts in `memo` (two entries, owned by the caller; emptied now)."""
+    memset(memo, 0, 2 * sizeof(CaveMemo))
+    ev.memo = memo
+
+
+cdef const BoardFacts* cave_facts(const GameState* s, int player, const Evaluator* ev,
+                                  BoardFacts* scratch) noexcept nogil:
+    """The facts of `player`'s cave: from `ev`'s memo when they were last computed for the same cave."""
+    cdef const Board* b = &s.players[player]
+    cdef CaveMemo* m
+    if ev.memo == NULL:
+        board_facts(b, scratch)
+        return scratch
+    m = &ev.memo[player]
+    if not (m.filled and memcmp(&m.board, b, sizeof(Board)) == 0):
+        board_facts(b, &m.facts)
+        memcpy(&m.board, b, sizeof(Board))
+        m.filled = True
+    return &m.facts
+
+
 cdef double expected_points(const GameState* s, int player, double share, const Evaluator* ev) noexcept nogil:
     """`player`'s expected final points: cvc_heuristic.cvc_expected_points or cvc_value.expected_points."""
+    cdef BoardFacts scratch
+    cdef const BoardFacts* facts = cave_facts(s, player, ev, &scratch)
     cdef double f[NUM_FEATURES]
     cdef double v[NUM_VALUE_FEATURES]
     cdef double potential = 0.0, late = 0.0
     cdef int i
     cdef int points[2]
     if ev.kind == HEURISTIC_VALUE:
-        player_features(s, player, f)
+        player_features_of(s, player, facts, f)
         for i in range(1, NUM_FEATURES):
             potential += WEIGHTS[i] * f[i]
         return f[0] + share * potential
     # The points come from `scores`: player_features would repeat the display and reach computations that
     # value_features makes. (The sums keep the Python twin's order, so both round alike.)
-    value_features(s, player, v)
+    value_features_of(s, player, facts, v)
     for i in range(NUM_VALUE_FEATURES):
         potential += ev.by_share[i] * v[i]
         late += ev.by_share2[i] * v[i]

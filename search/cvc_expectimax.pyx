@@ -22,7 +22,7 @@ from libc.string cimport memcpy
 from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport (GameState, apply_action, chance_outcomes, current_player, is_terminal,
                                         returns)
-from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator
+from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator, evaluate, make_evaluator, use_memo
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, state_struct
 
 from ..core.api import ConfigError
@@ -48,6 +48,7 @@ cdef class TurnExpectimax:
     cdef public long nodes
     cdef public double last_seconds
     cdef Evaluator ev
+    cdef CaveMemo memos[2]               # the evaluator's memo of each seat's cave facts
 
     def __init__(self, int depth=2, int width=32, int chance_samples=3, int max_states=20000, seed=0,
                  str value="heuristic", int players=2):
@@ -59,6 +60,7 @@ cdef class TurnExpectimax:
         self.depth, self.width, self.chance_samples, self.max_states = depth, width, chance_samples, max_states
         self.rng = search_rng(seed)
         self.ev = make_evaluator(value, players)
+        use_memo(&self.ev, self.memos)
 
     cdef SegmentEnumerator level(self, int index):
         while len(self.levels) <= index:

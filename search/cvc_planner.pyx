@@ -38,7 +38,7 @@ from cavekit.core.cvc.compiled cimport (DEAL_DRAW_PILE, DEAL_REMOVED_LIGHT_ROOMS
                                         DEAL_TILES_STAGE_2, FACE_DOWN_PER_BOARD, MAX_DEAL_ITEMS,
                                         NUM_DEAL_COMPONENTS, GameState, apply_action, chance_item,
                                         current_player, is_terminal, scores)
-from cavekit.search.cvc_evaluation cimport Evaluator, make_evaluator
+from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator, make_evaluator, use_memo
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, position_value, state_struct
 
 import numpy as np
@@ -152,6 +152,7 @@ cdef class Planner:
 
     cdef SegmentEnumerator roots, playouts
     cdef Evaluator ev
+    cdef CaveMemo memos[2]               # the evaluator's memo of each seat's cave facts
     cdef public int candidates
     cdef public double scale
     cdef public double last_seconds
@@ -165,6 +166,7 @@ cdef class Planner:
         self.roots = SegmentEnumerator(max_states)
         self.playouts = SegmentEnumerator(max_states)
         self.ev = make_evaluator(value, players)
+        use_memo(&self.ev, self.memos)
         self.scale = 0.0 if own_score else self.ev.scale    # own_score: play-outs score the mover's points
 
     def search(self, state, const int8_t[:, :, ::1] futures) -> list:
@@ -212,10 +214,12 @@ cdef class GreedyPolicy:
 
     cdef SegmentEnumerator enumerator
     cdef Evaluator ev
+    cdef CaveMemo memos[2]               # the evaluator's memo of each seat's cave facts
 
     def __init__(self, str value="heuristic", int players=1, int max_states=20000):
         self.enumerator = SegmentEnumerator(max_states)
         self.ev = make_evaluator(value, players)
+        use_memo(&self.ev, self.memos)
 
     def best_segments(self, state, int k=1) -> list:
         """The action lists of the `k` best segments from `state` by the value (a room turned up inside

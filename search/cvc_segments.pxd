@@ -3,7 +3,7 @@
 from libc.stdint cimport int8_t, int32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from cavekit.core.cvc.compiled cimport GameState
-from cavekit.search.cvc_evaluation cimport Evaluator
+from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator
 
 
 # Small helpers every compiled Cave vs Cave searcher uses (inline, so they cost nothing across modules);
@@ -49,6 +49,7 @@ cdef class SegmentEnumerator:
 
 cdef class TurnSearcher:
     cdef Evaluator ev
+    cdef CaveMemo memos[2]               # the evaluator's memo of each seat's cave facts
     cdef list levels
     cdef int max_states, chance_samples
     cdef uint64_t rng

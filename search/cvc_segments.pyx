@@ -15,7 +15,7 @@ from libc.string cimport memcmp, memcpy
 from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport (NUM_ACTIONS_MAX, CoreState, GameState, apply_action, chance_outcomes,
                                         current_player, is_terminal, legal_actions, returns)
-from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator
+from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator, use_memo
 
 from ..core.cvc.actions import action_table
 from ..core.cvc.compiled import CompiledState
@@ -316,6 +316,7 @@ cdef class TurnSearcher:
 
     def __init__(self, int max_states=20000, int chance_samples=6, seed=0, str value="heuristic", int players=2):
         self.ev = make_evaluator(value, players)
+        use_memo(&self.ev, self.memos)
         self.levels = []
         self.max_states = max_states
         self.chance_samples = chance_samples

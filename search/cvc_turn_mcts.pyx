@@ -27,7 +27,7 @@ from libc.string cimport memcpy
 
 from cavekit.core.compiled_common cimport random_below, search_rng
 from cavekit.core.cvc.compiled cimport GameState, apply_action, chance_outcomes, current_player, is_terminal
-from cavekit.search.cvc_evaluation cimport Evaluator, evaluate, make_evaluator
+from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator, evaluate, make_evaluator, use_memo
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, position_value, state_struct
 
 from ..core.api import ConfigError
@@ -63,6 +63,7 @@ cdef class TurnTree:
     cdef double low, high
     cdef public object last_stats
     cdef Evaluator ev
+    cdef CaveMemo memos[2]               # the evaluator's memo of each seat's cave facts
 
     def __cinit__(self):
         self.capacity = 4096
@@ -86,6 +87,7 @@ cdef class TurnTree:
         self.enumerator = SegmentEnumerator(max_states)
         self.rng = search_rng(seed)
         self.ev = make_evaluator(value, players)
+        use_memo(&self.ev, self.memos)
 
     cdef int reserve(self, int more) except -1:
         cdef void* grown

@@ -88,7 +88,15 @@ cdef enum:
     NUM_FEATURES = 12    # points, wood, stone, emmer, flax, food, empty spaces, diggable spaces, built walls,
                          # empty spaces where a room of the display fits, the best VP among display rooms
                          # that fit an empty space, the best VP among those the player can pay for now
+ctypedef struct BoardFacts:
+    # What both evaluations need of one cave that does not depend on the display: a search scores the ends of
+    # one player's turn one after another, so an evaluator can keep the other cave's facts (cvc_evaluation).
+    int empty                          # empty spaces
+    int diggable                       # face-down spaces reachable through open sides
+    uint32_t fitting[NUM_SPACES]       # for each empty space, the rooms whose wall configuration it offers
+cdef void board_facts(const Board* b, BoardFacts* facts) noexcept nogil
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil
+cdef void player_features_of(const GameState* s, int player, const BoardFacts* facts, double* out) noexcept nogil
 cdef double turns_left_share(const GameState* s) noexcept nogil
 
 # Features of a position for the learned value (search/cvc_value.py names them and has their readable twin).
@@ -111,6 +119,7 @@ cdef enum:
     V_CONSTANT = 54
     NUM_VALUE_FEATURES = 55
 cdef void value_features(const GameState* s, int player, double* out) noexcept nogil
+cdef void value_features_of(const GameState* s, int player, const BoardFacts* facts, double* out) noexcept nogil
 
 cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s

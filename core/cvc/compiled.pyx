@@ -1605,17 +1605,26 @@ ctypedef struct DisplayFit:
     int affordable            # ... among those the player can pay for now
 
 
-cdef DisplayFit display_fit(const GameState* s, const Board* b) noexcept nogil:
+cdef void board_facts(const Board* b, BoardFacts* facts) noexcept nogil:
+    """The display-independent facts of a cave that the evaluations' features are made of."""
+    cdef int i
+    facts.empty = 0
+    for i in range(NUM_SPACES):
+        if b.spaces[i] == EMPTY:
+            facts.fitting[facts.empty] = ROOMS_FITTING[wall_pattern(b, i)]
+            facts.empty += 1
+    facts.diggable = popcount(accessible_spaces(b.spaces, b.walls, 0))
+
+
+cdef DisplayFit display_fit(const GameState* s, const Board* b, const BoardFacts* facts) noexcept nogil:
     """How the display's rooms fit the player's empty spaces (features of both evaluations)."""
     cdef DisplayFit fit
     cdef int i, g, room
     cdef uint32_t fitting, anywhere = 0
-    fit.empty = fit.usable = fit.best = fit.affordable = 0
-    for i in range(NUM_SPACES):
-        if b.spaces[i] != EMPTY:
-            continue
-        fit.empty += 1
-        fitting = s.display & ROOMS_FITTING[wall_pattern(b, i)]
+    fit.empty = facts.empty
+    fit.usable = fit.best = fit.affordable = 0
+    for i in range(facts.empty):
+        fitting = s.display & facts.fitting[i]
         fit.usable += fitting != 0
         anywhere |= fitting
     for room in range(CAVE_ENTRANCE):       # each room that fits somewhere, once
@@ -1633,9 +1642,16 @@ cdef DisplayFit display_fit(const GameState* s, const Board* b) noexcept nogil:
 
 
 cdef void player_features(const GameState* s, int player, double* out) noexcept nogil:
+    cdef BoardFacts facts
+    board_facts(&s.players[player], &facts)
+    player_features_of(s, player, &facts, out)
+
+
+cdef void player_features_of(const GameState* s, int player, const BoardFacts* facts, double* out) noexcept nogil:
+    """player_features, given the facts of the player's cave (`board_facts`)."""
     cdef const Board* b = &s.players[player]
     cdef int i, g, points = b.goods[GOLD]
-    cdef DisplayFit fit = display_fit(s, b)
+    cdef DisplayFit fit = display_fit(s, b, facts)
     for i in range(NUM_SPACES):
         if b.spaces[i] >= 0:
             points += ROOM_VP[b.spaces[i]]
@@ -1643,7 +1659,7 @@ cdef void player_features(const GameState* s, int player, double* out) noexcept 
     for g in range(5):
         out[1 + g] = b.goods[g]
     out[6] = fit.empty
-    out[7] = popcount(accessible_spaces(b.spaces, b.walls, 0))
+    out[7] = facts.diggable
     out[8] = popcount(b.walls)
     out[9] = fit.usable
     out[10] = fit.best
@@ -1669,9 +1685,16 @@ cdef double turns_left_share(const GameState* s) noexcept nogil:
 
 cdef void value_features(const GameState* s, int player, double* out) noexcept nogil:
     """`NUM_VALUE_FEATURES` numbers describing `player`'s prospects, in search.cvc_value.VALUE_FEATURES order."""
+    cdef BoardFacts facts
+    board_facts(&s.players[player], &facts)
+    value_features_of(s, player, &facts, out)
+
+
+cdef void value_features_of(const GameState* s, int player, const BoardFacts* facts, double* out) noexcept nogil:
+    """value_features, given the facts of the player's cave (`board_facts`)."""
     cdef const Board* b = &s.players[player]
     cdef int i, g, room, face_down = 0, orange = 0, blue = 0, built = 0, display_rooms = 0, display_vp = 0
-    cdef DisplayFit fit = display_fit(s, b)
+    cdef DisplayFit fit = display_fit(s, b, facts)
     for i in range(NUM_VALUE_FEATURES):
         out[i] = 0.0
     for i in range(NUM_SPACES):
@@ -1694,7 +1717,7 @@ cdef void value_features(const GameState* s, int player, double* out) noexcept n
     for g in range(6):
         out[V_GOODS + g] = b.goods[g]
     out[V_EMPTY] = fit.empty
-    out[V_DIGGABLE] = popcount(accessible_spaces(b.spaces, b.walls, 0))
+    out[V_DIGGABLE] = facts.diggable
     out[V_FACE_DOWN] = face_down
     out[V_OWN_WALLS] = popcount(b.walls)
     out[V_WALL_SUPPLY] = WALL_SUPPLY - built
