@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from cavekit.analysis.caverna.strength import format_report
 from cavekit.analysis.results import load_games
 from cavekit.analysis.stats import mean_interval, wilson_interval
@@ -54,6 +56,16 @@ def test_the_two_player_goals_need_80_percent_and_80_points_a_seat():
     assert "(undecided)" in few and "(met)" not in few
 
 
+def test_the_report_shows_what_each_agent_did_a_seat_and_game():
+    play = {"growths": 2.5, "dwellings": 3.0, "weapons": 0.25, "loot": 1.75}
+    versus = {**versus_figures(150, 200, [50.0] * 200), "play": play, "opponent_play": dict(play, growths=0.5)}
+    report = format_report({"parts": {"versus": versus}})
+    assert "| two players, versus | `strong` | 2.50 | 3.00 | 0.25 | 1.75 |" in report
+    assert "| two players, versus | `rollout` | 0.50 | 3.00 | 0.25 | 1.75 |" in report
+    # a summary written before the counts existed still makes a report, without the section
+    assert "What the agents do" not in format_report({"parts": {"versus": versus_figures(150, 200, [50.0] * 200)}})
+
+
 def test_the_report_plays_its_parts_into_resumable_folders_and_resumes(tmp_path):
     out = tmp_path / "strength"
     args = ["--solo-games", "2", "--games", "2", "--player-games", "1", "--player-counts", "2,3",
@@ -68,6 +80,11 @@ def test_the_report_plays_its_parts_into_resumable_folders_and_resumes(tmp_path)
     assert versus["games"] == 2 and versus["wins"] + versus["draws"] + versus["losses"] == 2
     assert [r["players"] for r in summary["parts"]["players"]] == [2, 3]
     assert all(2 <= r["family"] <= 5 for r in summary["parts"]["players"])
+    # each family growth adds one dwarf to the 2 a seat starts with, so the counts agree with the families
+    for record in [solo, versus] + summary["parts"]["players"]:
+        assert set(record["play"]) == {"growths", "dwellings", "weapons", "loot"}
+        assert record["play"]["growths"] == pytest.approx(record["family"] - 2)
+    assert versus["opponent_play"]["growths"] == pytest.approx(versus["opponent_family"] - 2)
     assert {(r["role"], r["players"]) for r in summary["parts"]["cost"]} == {
         ("analysis", 2), ("analysis", 4), ("strongest", 1), ("strongest", 2)}
     # every match is a results folder whose games are the report's
@@ -75,6 +92,7 @@ def test_the_report_plays_its_parts_into_resumable_folders_and_resumes(tmp_path)
     assert len(games) == 1 and {"dwarfs_0", "dwarfs_1", "dwarfs_2"} <= set(games.columns)
     report = (out / "report.md").read_text()
     assert "## Solo" in report and "| 3 | `caverna_greedy` | 1 |" in report and "--parts solo,versus" in report
+    assert "## What the agents do (a seat and game)" in report and "| 3 players, self-play | `caverna_greedy` |" in report
     # run again: the stored games are kept (same figures), and a part run alone keeps the others
     again = run(*args[:-len(CHEAP)], *CHEAP)
     assert again.returncode == 0, again.stderr

@@ -9,6 +9,9 @@ Parts (`--parts`, all by default; a run of some parts keeps the others' figures 
   and the mean family size at the end, so that a reader sees the agents play the whole game at every count;
 - `ladder`: each preset against the next one down at two players, and every preset's solo mean on the same
   seeds (the solo game has no chance, so games differ only by the agents' tie noise);
+- every part that plays also counts what the agents did, a seat and game: family growths, dwellings furnished,
+  weapons forged and loot items taken on expeditions (`play_figures`), so that a reader sees those lines of
+  play appear, or not;
 - `cost`: CPU seconds a game (`time.process_time`, in this process) of the analysis agent in two- and
   four-player self-play and of `strongest` solo and at two players.
 Every match is a resumable results folder under the output folder (games as Parquet): an interrupted run,
@@ -18,6 +21,7 @@ issue 20 holds it to; verdicts come from the 95% intervals.
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -25,12 +29,15 @@ import numpy as np
 import pandas as pd
 
 from ...core.api import CHANCE, ConfigError
+from ...core.caverna.actions import FORGE, FURNISH, GROW, LOOT, action_table
+from ...core.caverna.furnishings import furnishing
 from ...core.deal import deal_for_play, deal_seed
 from ...core.registry import load_game
 from ...core.spec import DIFFICULTIES
 from ...search import make_agent
 from ...search.agent import resolve_preset
 from ..batch import agent_record, run_match
+from ..results import load_results
 from ..stats import goal_verdict, mean_interval, seat_count
 from ..strength import StrengthFolder, check_parts, command_lines
 from .scores import score_stats
@@ -49,6 +56,31 @@ def family(games: pd.DataFrame) -> float:
 def seat_values(games: pd.DataFrame, spec: str, column: str) -> np.ndarray:
     """`column_{p}` of the seat `spec` played in each game of a two-seat match."""
     return np.where(games["agent_0"] == spec, games[f"{column}_0"], games[f"{column}_1"]).astype(float)
+
+
+PLAY_COUNTS = ("growths", "dwellings", "weapons", "loot")
+"""What `play_figures` counts: family growths, dwellings furnished, weapons forged, loot items taken."""
+
+
+@lru_cache(maxsize=1)
+def _play_count_of_action() -> np.ndarray:
+    """Per action id: the index in PLAY_COUNTS of what the action counts towards, -1 for none."""
+    counted = {GROW: 0, FORGE: 2, LOOT: 3}
+    out = np.full(len(action_table().specs), -1, dtype=np.int64)
+    for action, spec in enumerate(action_table().specs):
+        if spec.kind == FURNISH and furnishing(spec.fid).is_dwelling:
+            out[action] = 1
+        elif spec.kind in counted:
+            out[action] = counted[spec.kind]
+    return out
+
+
+def play_figures(folder: Path, spec: str) -> dict[str, float]:
+    """What `spec` did in a match folder, a seat and game (averaged over its seats): see PLAY_COUNTS."""
+    games, decisions = load_results(folder)
+    seat_games = sum(int((games[f"agent_{p}"] == spec).sum()) for p in range(seat_count(games)))
+    counted = _play_count_of_action()[decisions.loc[decisions["agent"] == spec, "action"].to_numpy(np.int64)]
+    return {name: float((counted == k).sum()) / max(1, seat_games) for k, name in enumerate(PLAY_COUNTS)}
 
 
 def solo_figures(games: pd.DataFrame) -> dict[str, Any]:
@@ -111,17 +143,21 @@ def strength_report(out: str | Path, command: str, parts: Sequence[str] = PARTS,
 
     if "solo" in parts:
         solo = preset(strongest, 1)
-        folder.record("solo", {**solo_figures(match("solo", [solo], solo_games, 1, False)), "seed": seed})
+        folder.record("solo", {**solo_figures(match("solo", [solo], solo_games, 1, False)),
+                               "play": play_figures(out / "solo", solo), "seed": seed})
     if "versus" in parts:
         first, second = preset(strongest, 2), preset(rollout, 2)
         games_table = match("strongest_vs_rollout", [first, second], games, 2, True)
-        folder.record("versus", {**versus_figures(games_table, first, second), "seed": seed})
+        folder.record("versus", {**versus_figures(games_table, first, second), "seed": seed,
+                                 "play": play_figures(out / "strongest_vs_rollout", first),
+                                 "opponent_play": play_figures(out / "strongest_vs_rollout", second)})
     if "players" in parts:
         rows = []
         for players in player_counts:
             spec = preset(strongest, players)
             table = match(f"players-{players}", [spec] * players, player_games, players, False)
-            rows.append({"agent": spec, **score_stats(table), "family": family(table)})
+            rows.append({"agent": spec, **score_stats(table), "family": family(table),
+                         "play": play_figures(out / f"players-{players}", spec)})
         folder.record("players", rows)
     if "ladder" in parts:
         rungs = []
@@ -155,6 +191,20 @@ def _rate_interval(low: float | None, high: float | None) -> str:
 
 def _nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
+
+
+def _play_rows(parts: dict[str, Any]) -> list[tuple[str, str, dict[str, float]]]:
+    """(part, agent, play figures) of every part whose record counts what the agents did."""
+    rows = []
+    if "play" in parts.get("solo", {}):
+        rows.append(("solo", parts["solo"]["agent"], parts["solo"]["play"]))
+    if "play" in parts.get("versus", {}):
+        v = parts["versus"]
+        rows += [("two players, versus", v["agent"], v["play"]),
+                 ("two players, versus", v["opponent"], v["opponent_play"])]
+    rows += [(f"{r['players']} players, self-play", r["agent"], r["play"]) for r in parts.get("players", [])
+             if "play" in r]
+    return rows
 
 
 def format_report(summary: dict[str, Any]) -> str:
@@ -208,6 +258,15 @@ def format_report(summary: dict[str, Any]) -> str:
                          f"{r['seconds_per_game']:.1f} |")
         lines += ["", "The interval of the points a seat is taken over per-game means (the seats of one game share "
                   "its round cards and compete for spaces)."]
+    play_rows = _play_rows(parts)
+    if play_rows:
+        lines += ["", "## What the agents do (a seat and game)", "",
+                  "| part | agent | family growths | dwellings furnished | weapons forged | loot items taken |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {part} | `{agent}` | " + " | ".join(f"{play[name]:.2f}" for name in PLAY_COUNTS) + " |"
+                  for part, agent, play in play_rows]
+        lines += ["", "A seat starts with 2 dwarfs and may grow to 5 (6 with the Additional dwelling); loot items "
+                  "are taken on expeditions (1 to 4 items each, by the expedition's level)."]
     if "ladder" in parts:
         ladder = parts["ladder"]
         lines += ["", "## The preset ladder", "", "Two players (each preset against the next one down; every deal "
