@@ -8,6 +8,7 @@ remembers the command line that made it. The folder holds `summary.json` (figure
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -62,12 +63,22 @@ class StrengthFolder:
     def record(self, part: str, figures: Any) -> None:
         """Store one part's figures with the command that made them (written at once: a later part may fail).
         An interval of a single game is NaN, written as JSON's common `NaN` extension (Python and pandas read it)."""
+        # Read the file again first: another run may be filling other parts of the same folder meanwhile
+        # (a long match part beside a quick cost part), and writing back what this run loaded at its start
+        # would drop the parts it recorded since.
+        self.summary = self._load()
+        self.summary.setdefault("commands", {})
         self.summary["parts"][part] = figures
         self.summary["commands"][part] = self.command
-        (self.out / "summary.json").write_text(json.dumps(self.summary, indent=2), encoding="utf-8")
+        path = self.out / "summary.json"
+        partial = path.with_name(f"summary.json.{os.getpid()}.partial")
+        partial.write_text(json.dumps(self.summary, indent=2), encoding="utf-8")
+        os.replace(partial, path)  # a reader never sees half a file
 
     def finish(self, format_report: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
-        """Write command.txt and report.md; the whole summary."""
+        """Write command.txt and report.md from the summary as it stands on disk; the whole summary."""
+        self.summary = self._load()
+        self.summary.setdefault("commands", {})
         (self.out / "command.txt").write_text(
             "\n".join(f"{part}: {c}" for part, c in self.summary["commands"].items()) + "\n", encoding="utf-8")
         (self.out / "report.md").write_text(format_report(self.summary), encoding="utf-8")
