@@ -42,8 +42,9 @@ SPEC = GameSpec(
         # 87 of 100 games against cvc_turn_mcts:iterations=50 at 250 iterations where the defaults won 75
         # (widening 0.5 alone 85, c 0.4 alone 80; same 50 deals, seed 5, 2026-12-04).
         Preset("medium", "cvc_turn_mcts:iterations=250,c=0.4,widening=0.5", players=(2,),
-               cost="3.7 CPU-s a self-play game, 0.02 s a move (cavekit strength cvc --parts cost: "
-                    "strength.move_cost, 4 games, 2026-12-04, after the enumerator's speedups of that day); "
+               cost="3.3 CPU-s a self-play game, 0.02 s a move (cavekit strength cvc --parts cost: "
+                    "strength.move_cost, 4 games, 2026-12-04, after the enumerator's and evaluation's speedups "
+                    "of that day); "
                     "the analysis agent for large batches",
                strength="84.8% [80.9, 87.9] of 400 games against cvc_turn_mcts:iterations=50 and 77.2% "
                         "[72.9, 81.1] against easy (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
@@ -51,10 +52,11 @@ SPEC = GameSpec(
                cost="10.6 s a game for both seats against medium (strength report, 2026-12-04)",
                strength="63.2% [58.4, 67.8] of 400 games against medium (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
         Preset("strongest", "cvc_turn_mcts:iterations=6000,c=0.4,widening=0.5", players=(2,),
-               cost="0.31 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
+               cost="0.26 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
                     "2026-12-04)",
-               strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500 (cavekit strength "
-                        "cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
+               strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500 and 93.8% "
+                        "[90.9, 95.7] against greedy (cavekit strength cvc --parts matches,ladder --games 400 "
+                        "--jobs 2 --out results/strength, 2026-12-04)"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
                cost="6.5 s a game (wall, 15 deals, 3 processes on 2 cores, 2026-12-04)",
                strength="solo 49.7 points over 15 deals, 53% reaching 50 (cavekit match cvc --players 1 --agents "
