@@ -144,10 +144,10 @@ def _chunks_listed(out: Path) -> int:
         return 0
 
 
-def long_match_command(out: Path, *extra: str) -> list[str]:
-    """A 400-game random match in 50 chunks on 2 workers: long enough to be interrupted after its first chunk."""
+def long_match_command(out: Path, *extra: str, games: int = 400) -> list[str]:
+    """A random match (400 games: 50 chunks) on 2 workers: long enough to be interrupted after its first chunk."""
     return [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "random", "random",
-            "--games", "400", "--seed", "11", "--chunk-size", "8", "--jobs", "2", *extra, "--out", str(out)]
+            "--games", str(games), "--seed", "11", "--chunk-size", "8", "--jobs", "2", *extra, "--out", str(out)]
 
 
 def started_match(command: list[str], out: Path, **streams) -> subprocess.Popen:
@@ -260,8 +260,10 @@ def test_the_workers_of_a_killed_batch_end_with_it(tmp_path, quiet):
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
 def test_a_worker_killed_from_outside_ends_the_match_in_one_line(tmp_path):
     out = tmp_path / "run"
-    process = started_match(long_match_command(out, "--quiet"), out, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    # far more games than the others: random games take milliseconds, and on a loaded machine 400 of them
+    # could all be played while the test reads the process table to find a worker to kill (seen: exit 0)
+    process = started_match(long_match_command(out, "--quiet", games=40000), out, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     workers = sorted(w for w in _children(process.pid) if "LokyProcess" in Path(f"/proc/{w}/cmdline").read_text())
     os.kill(workers[0], signal.SIGKILL)             # as the out-of-memory killer would
     _, stderr = process.communicate(timeout=120)
