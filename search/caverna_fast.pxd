@@ -44,13 +44,20 @@ ctypedef struct Policy:
     int plan_pos
 
 
+ctypedef struct PilotSettings:
+    int candidates                          # whole-turn lines tried at a placement
+    int rollouts                            # rollouts of each line
+    int horizon                             # rounds a rollout plays on (0: to the end)
+    double rollout_noise                    # uniform noise (points) on the rollout policies' choices
+
+
 cdef void expected_points(const GameState* s, const Weights* w, double* out) noexcept nogil
 cdef void evaluate(const GameState* s, const Weights* w, double* out) noexcept nogil
 cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil
 cdef int play_policy(GameState* s, Policy* pol, int stop_round) noexcept nogil
 cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil
-cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, int candidates, int rollouts,
-                      int horizon, int level, Line* best, Record* best_record, double* record_value) noexcept nogil
+cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, const PilotSettings* ps, int level,
+                      Line* best, Record* best_record, double* record_value) noexcept nogil
 
 
 cdef class CavernaWeights:

@@ -217,7 +217,8 @@ def test_pilot_scores_at_least_what_greedy_scores_from_the_same_solo_position(ro
         assert _finish(game, state, "caverna_pilot:candidates=3", seed) >= _finish(game, state, "caverna_greedy", seed)
 
 
-@pytest.mark.parametrize("spec", ["caverna_pilot:candidates=3", "caverna_pilot:candidates=2,level=2"])
+@pytest.mark.parametrize("spec", ["caverna_pilot:candidates=3", "caverna_pilot:candidates=2,level=2",
+                                  "caverna_pilot:candidates=2,rollouts=3,noise=1"])
 def test_the_solo_pilot_follows_the_best_game_it_has_found_to_its_score(spec):
     game, state = _solo_position(7)
     agent = make_agent(spec, game, seed=3)
@@ -228,6 +229,20 @@ def test_the_solo_pilot_follows_the_best_game_it_has_found_to_its_score(spec):
     assert found == sorted(found)                   # replaced only by a better game
     assert state.scores()[0] == found[-1]           # and that game is the one played
     assert make_agent("caverna_pilot:horizon=1", game).best_found is None
+
+
+def test_rollout_noise_is_drawn_from_the_agents_seed():
+    """Noisy rollouts explore different games, but the same seed plays the same game (and 0 is the default)."""
+    game, state = _solo_position(8)
+    spec = "caverna_pilot:candidates=2,rollouts=4,noise=2"
+    games = []
+    for seed in (6, 6):
+        agent, played = make_agent(spec, game, seed=seed), state.clone()
+        while not played.is_terminal():
+            played.apply_action(agent.step(played))
+        games.append(played.history())
+    assert games[0] == games[1]
+    assert make_agent("caverna_pilot", game).noise == 0.0
 
 
 def test_a_nested_pilot_scores_at_least_what_the_pilot_scores_from_the_same_solo_position():
@@ -254,10 +269,12 @@ def test_bad_options_say_what_is_allowed():
                           ("caverna_pilot:rollouts=0", "rollouts must be >= 1"),
                           ("caverna_pilot:horizon=-2", "horizon must be >= 0"),
                           ("caverna_pilot:level=4", "level must be 1..3"),
+                          ("caverna_pilot:noise=-0.5", "noise must be 0..20 points; got noise=-0.5"),
+                          ("caverna_pilot:noise=25", "noise must be 0..20 points"),
                           ("caverna_greedy:weights=heavy", "weights must be one of tuned, hand or a weights file")]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec, game, seed=0)
-    with pytest.raises(ConfigError, match="its options: candidates, horizon, level, rollouts, weights"):
+    with pytest.raises(ConfigError, match="its options: candidates, horizon, level, noise, rollouts, weights"):
         make_agent("caverna_pilot:depth=2", game, seed=0)
     with pytest.raises(TypeError, match="compiled engine"):
         cf.evaluate_state(object())
