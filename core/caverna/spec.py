@@ -40,8 +40,14 @@ SPEC = GameSpec(
                strength="solo 75.5 points [73.4, 77.7] (20 games, max 86), family 2.2"),
         Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="9 s a solo game",
                strength="solo 83.0 points [81.9, 84.2] (20 games, max 89), family 2.1"),
-        Preset("strongest", "caverna_pilot:candidates=2,level=3", players=(1,), cost="43 s a solo game",
-               strength="solo 85.5 points [84.8, 86.2] (20 games, max 87), family 2"),
+        # Solo: the nested pilot with noisy rollouts (caverna_pilot's `noise`), which keeps the best of more
+        # distinct games; the noiseless level 3 (candidates=2) scored 85.5 over 20 games in 43 s.
+        Preset("strongest", "caverna_pilot:candidates=3,rollouts=2,noise=1,level=2", players=(1,),
+               cost="about 19 CPU-s a solo game (4 games, process time; 40 s wall in the report's run, 4 "
+                    "processes on 2 cores)",
+               strength="solo 88.4 points [87.8, 88.9] over 100 games (max 96), 88.9 [87.5, 90.3] over the "
+                        "ladder's 20, family 2.1 (cavekit strength caverna --parts solo,ladder --solo-games 100 "
+                        "--jobs 2, 2026-12-04)"),
         Preset("easy", "caverna_greedy", players=(2, 3, 4, 5, 6, 7), cost="0.01 s a two-player game (both seats)",
                strength="27 of 40 against caverna_greedy:weights=hand (the hand-set evaluator; seed 0), 55.1 "
                         "points a seat to 37.0"),
