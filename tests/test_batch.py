@@ -204,6 +204,19 @@ def test_an_interrupted_match_says_what_it_kept_and_the_command_that_resumes(tmp
                               f"to play the rest: cavekit {' '.join(command[3:])}")
 
 
+def test_an_interrupted_strength_report_says_where_its_games_are_and_how_to_carry_on(tmp_path):
+    out = tmp_path / "strength"
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "strength", "caverna", "--parts", "solo",
+               "--solo-games", "4000", "--strongest", "caverna_greedy", "--jobs", "2", "--quiet", "--out", str(out)]
+    process = started_match(command, out / "solo", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.killpg(process.pid, signal.SIGINT)           # Ctrl-C in the middle of the report's solo match
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert stderr.strip() == (f"cavekit: interrupted; the finished games are kept in {out}. Run the same command "
+                              f"to carry on from there: cavekit {' '.join(command[3:])}")
+    assert json.loads((out / "solo" / "manifest.json").read_text())["games_done"] >= 1
+
+
 def _children(pid: int) -> set[int]:
     """The live child processes of `pid` (from /proc), and theirs."""
     found: set[int] = set()

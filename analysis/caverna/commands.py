@@ -64,7 +64,7 @@ def add_strength_parser(games: Any) -> None:
     strength.add_argument("--out", default="results/caverna_strength/report",
                           help="output folder (default results/caverna_strength/report)")
     strength.add_argument("--quiet", action="store_true", help="no progress bars")
-    strength.set_defaults(run=run_strength)
+    strength.set_defaults(run=run_strength, resumes=True)
 
 
 def run_study(args: argparse.Namespace) -> int:
@@ -107,4 +107,4 @@ def add_commands(sub: Any) -> None:
     study.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     study.add_argument("--out", required=True, metavar="DIR", help="study folder")
     study.add_argument("--quiet", action="store_true", help="no progress bars")
-    study.set_defaults(run=run_study)
+    study.set_defaults(run=run_study, resumes=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 
 from ... import __version__
@@ -42,11 +43,25 @@ def main(argv: list[str] | None = None) -> int:
     except CavekitError as e:
         print(f"cavekit: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # (`match` says how many games it kept; this covers every other long command)
+        print(interrupted_message(args), file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader of the output went away (`cavekit ... | head`): stop quietly, pointing stdout at
         # /dev/null so that Python's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def interrupted_message(args: argparse.Namespace) -> str:
+    """What Ctrl-C leaves: for a command that resumes (`resumes=True` on its parser), where its finished games
+    are and the command that carries on from there."""
+    if getattr(args, "resumes", False) and getattr(args, "out", None):
+        command = " ".join(shlex.quote(word) for word in ["cavekit", *args.argv])
+        return (f"cavekit: interrupted; the finished games are kept in {args.out}. Run the same command to carry on "
+                f"from there: {command}")
+    return "cavekit: interrupted"
 
 
 if __name__ == "__main__":

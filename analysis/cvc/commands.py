@@ -94,7 +94,7 @@ def add_strength_parser(games: Any) -> None:
     strength.add_argument("--cost-games", type=int, default=4, help="games timed for the cost part (default 4)")
     strength.add_argument("--out", default="results/strength", help="output folder (default results/strength)")
     strength.add_argument("--quiet", action="store_true", help="no progress bars")
-    strength.set_defaults(run=run_strength)
+    strength.set_defaults(run=run_strength, resumes=True)
 
 
 def add_commands(sub: Any) -> None:
@@ -116,7 +116,7 @@ def add_commands(sub: Any) -> None:
     bans.add_argument("--chunk-size", type=int, metavar="GAMES", help="games per stored chunk (default: automatic)")
     bans.add_argument("--out", required=True, metavar="DIR", help="experiment folder (one results folder per run)")
     bans.add_argument("--quiet", action="store_true", help="no progress bar")
-    bans.set_defaults(run=run_room_bans)
+    bans.set_defaults(run=run_room_bans, resumes=True)
 
     study = sub.add_parser(
         "cvc-study", help="Cave vs Cave balance study: the analysis agent's findings beside a weaker agent's",
@@ -137,7 +137,7 @@ def add_commands(sub: Any) -> None:
     study.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     study.add_argument("--out", default="results/cvc_study", help="study folder (default results/cvc_study)")
     study.add_argument("--quiet", action="store_true", help="no progress bars")
-    study.set_defaults(run=run_study)
+    study.set_defaults(run=run_study, resumes=True)
 
     openings = sub.add_parser(
         "openings", help="Cave vs Cave opening tree: from self-play results, or from a deep search of the first turns",
