@@ -1,7 +1,8 @@
 # The Caverna evaluator and heuristic policy in C (caverna_fast.pyx), for searchers and tuners that
 # `cimport` them: the weights, the policy with its plan, and the functions on the engine's struct.
 from libc.stdint cimport uint64_t
-from cavekit.core.caverna.compiled cimport NUM_GOODS, GameState
+from cavekit.core.compiled_common cimport next_random
+from cavekit.core.caverna.compiled cimport NUM_GOODS, CoreState, GameState
 
 cdef enum:
     NUM_BOARD_FEATURES = 6      # BOARD_FEATURES order: empty_cavern tunnel crop_on_field empty_field meadow stable
@@ -51,6 +52,11 @@ ctypedef struct PilotSettings:
     double rollout_noise                    # uniform noise (points) on the rollout policies' choices
 
 
+cdef inline double uniform(uint64_t* rng) noexcept nogil:
+    """A uniform double in [0, 1) from the top 53 bits."""
+    return (next_random(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
 cdef void expected_points(const GameState* s, const Weights* w, double* out) noexcept nogil
 cdef void evaluate(const GameState* s, const Weights* w, double* out) noexcept nogil
 cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil
@@ -58,6 +64,21 @@ cdef int play_policy(GameState* s, Policy* pol, int stop_round) noexcept nogil
 cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil
 cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, const PilotSettings* ps, int level,
                       Line* best, Record* best_record, double* record_value) noexcept nogil
+
+# the heuristic policy's parts, for searchers that choose some of its decisions themselves (caverna_nrpa)
+cdef CoreState _compiled(object state)
+cdef void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
+                       int max_turn_steps) noexcept nogil
+cdef int _best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
+                    double* value_out) noexcept nogil
+cdef int _turn_lines(const GameState* s, const int* legal, int n, int player, Policy* pol, uint64_t* rng,
+                     Line* lines) noexcept nogil
+cdef void _follow(Policy* pol, const Line* line) noexcept nogil
+cdef void _observe(Policy* pol, int action) noexcept nogil
+cdef int _planned(Policy* pol, const int* legal, int n) noexcept nogil
+cdef bint _any_place(const int* legal, int n) noexcept nogil
+cdef int _sample_chance(const GameState* s, uint64_t* rng) noexcept nogil
+cdef void _record(Record* rec, int action) noexcept nogil
 
 
 cdef class CavernaWeights:

@@ -191,11 +191,6 @@ DEFAULT_WEIGHTS = weights_from(dict(CAVERNA_WEIGHTS), CAVERNA_SCALE)
 # ------------------------------------------------------------------------------------------------
 # The evaluator (caverna_agents.expected_points, caverna_evaluate)
 
-cdef inline double uniform(uint64_t* rng) noexcept nogil:
-    """A uniform double in [0, 1) from the top 53 bits."""
-    return (next_random(rng) >> 11) * (1.0 / 9007199254740992.0)
-
-
 cdef void _timing(const GameState* s, double* share, double* work_left_out, double* harvests_out) noexcept nogil:
     """(share of work turns left, rounds of work left, harvests left) from the player's point of view."""
     cdef const Tables* t = tab(s)
@@ -491,14 +486,14 @@ cdef int _turn_lines(const GameState* s, const int* legal, int n, int player, Po
     return n
 
 
-cdef inline void _follow(Policy* pol, const Line* line) noexcept nogil:
+cdef void _follow(Policy* pol, const Line* line) noexcept nogil:
     """Keep `line` as the plan (its first action is the one about to be played)."""
     memcpy(pol.plan, line.actions, line.n * sizeof(int))
     pol.plan_n = line.n
     pol.plan_pos = 0
 
 
-cdef inline void _observe(Policy* pol, int action) noexcept nogil:
+cdef void _observe(Policy* pol, int action) noexcept nogil:
     """An action was applied: the plan moves on if it was the planned one, else it is dropped."""
     if pol.plan_pos < pol.plan_n and pol.plan[pol.plan_pos] == action:
         pol.plan_pos += 1
@@ -555,7 +550,7 @@ cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil:
     return _choose(pol, s, legal, n)
 
 
-cdef inline void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
+cdef void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
                               int max_turn_steps) noexcept nogil:
     pol.w = w
     pol.rng = rng
@@ -606,7 +601,7 @@ cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil:
 # ------------------------------------------------------------------------------------------------
 # The pilot (CavernaRolloutAgent)
 
-cdef inline void _record(Record* rec, int action) noexcept nogil:
+cdef void _record(Record* rec, int action) noexcept nogil:
     if rec == NULL or rec.n < 0:
         return
     if rec.n == MAX_RECORD:

@@ -24,7 +24,7 @@ SPEC = GameSpec(
     game_class="cavekit.core.caverna.game:Caverna",
     evaluator="cavekit.search.caverna_agents:caverna_evaluate",
     dealer="cavekit.core.caverna.deal",
-    agents=("cavekit.search.caverna_agents", "cavekit.search.caverna_fast"),
+    agents=("cavekit.search.caverna_agents", "cavekit.search.caverna_fast", "cavekit.search.caverna_nrpa"),
     analysis="cavekit.analysis.caverna",
     presets=(
         # measured on the shared 2-core machine with the tuned weights (search/data/caverna_weights.json; the
