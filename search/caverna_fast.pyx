@@ -551,7 +551,7 @@ cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil:
 
 
 cdef void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
-                              int max_turn_steps) noexcept nogil:
+                       int max_turn_steps) noexcept nogil:
     pol.w = w
     pol.rng = rng
     pol.turn_lookahead = turn_lookahead
