@@ -34,7 +34,6 @@ with growth pressure (free room x dwarf per round 2 x 6, 3.5 x 6, 5 x 8: 81.7 / 
 level-3 search from each third round's start keeping the best game (88.3 over 4 seeds in 25 s).
 The 95-point games score bonus tiles (53 points) with two dwarfs; the 80-point ones hoard gold instead.
 """
-cimport cython
 from libc.math cimport INFINITY, exp
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
@@ -43,7 +42,7 @@ from libc.string cimport memcpy, memset
 from cavekit.core.compiled_common cimport search_rng
 from cavekit.core.caverna.compiled cimport (CK_NONE, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, CoreState, GameState,
                                            apply_action, chance_kind, current_player, legal_actions)
-from cavekit.search.caverna_fast cimport (MAX_RECORD, Line, Policy, Record, Weights, CavernaWeights, _any_place,
+from cavekit.search.caverna_fast cimport (Line, Policy, Record, Weights, CavernaWeights, _any_place,
                                           _best_step, _compiled, _follow, _init_policy, _observe, _planned,
                                           _record, _sample_chance, _turn_lines, evaluate, uniform)
 
