@@ -23,6 +23,11 @@ cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
     return <int>(((next_random(rng) >> 32) * <uint64_t>n) >> 32)
 
 
+cdef inline double uniform(uint64_t* rng) noexcept nogil:
+    """A uniform double in [0, 1) from the top 53 bits."""
+    return (next_random(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
 cdef inline uint64_t seed_generator(object seed) except 0:
     """The engines' non-zero generator state from a Python int seed (splitmix64 of the seed)."""
     cdef uint64_t z = (<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)) + 0x9E3779B97F4A7C15ULL

@@ -1,7 +1,7 @@
 # The Caverna evaluator and heuristic policy in C (caverna_fast.pyx), for searchers and tuners that
 # `cimport` them: the weights, the policy with its plan, and the functions on the engine's struct.
 from libc.stdint cimport uint64_t
-from cavekit.core.compiled_common cimport next_random
+from cavekit.core.compiled_common cimport uniform
 from cavekit.core.caverna.compiled cimport NUM_GOODS, CoreState, GameState
 
 cdef enum:
@@ -52,11 +52,6 @@ ctypedef struct PilotSettings:
     double rollout_noise                    # uniform noise (points) on the rollout policies' choices
 
 
-cdef inline double uniform(uint64_t* rng) noexcept nogil:
-    """A uniform double in [0, 1) from the top 53 bits."""
-    return (next_random(rng) >> 11) * (1.0 / 9007199254740992.0)
-
-
 cdef void expected_points(const GameState* s, const Weights* w, double* out) noexcept nogil
 cdef void evaluate(const GameState* s, const Weights* w, double* out) noexcept nogil
 cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil
@@ -78,7 +73,6 @@ cdef void _observe(Policy* pol, int action) noexcept nogil
 cdef int _planned(Policy* pol, const int* legal, int n) noexcept nogil
 cdef bint _any_place(const int* legal, int n) noexcept nogil
 cdef int _sample_chance(const GameState* s, uint64_t* rng) noexcept nogil
-cdef void _record(Record* rec, int action) noexcept nogil
 
 
 cdef class CavernaWeights:

@@ -601,7 +601,7 @@ cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil:
 # ------------------------------------------------------------------------------------------------
 # The pilot (CavernaRolloutAgent)
 
-cdef void _record(Record* rec, int action) noexcept nogil:
+cdef inline void _record(Record* rec, int action) noexcept nogil:
     if rec == NULL or rec.n < 0:
         return
     if rec.n == MAX_RECORD:
