@@ -36,9 +36,10 @@ from libc.string cimport memcpy
 
 from cavekit.core.cvc.compiled cimport (DEAL_DRAW_PILE, DEAL_REMOVED_LIGHT_ROOMS, DEAL_ROOMS, DEAL_START_PLAYER,
                                         DEAL_TILES_STAGE_2, FACE_DOWN_PER_BOARD, MAX_DEAL_ITEMS,
-                                        NUM_DEAL_COMPONENTS, GameState, apply_action, chance_item,
+                                        NUM_DEAL_COMPONENTS, GameState, apply_action,
                                         current_player, is_terminal, scores)
 from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator, make_evaluator, use_memo
+from cavekit.search.cvc_future cimport Future, future_outcome, load_future
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, position_value, state_struct
 
 import numpy as np
@@ -52,24 +53,6 @@ from .cvc_segment_agent import SegmentPlanAgent
 
 cdef enum:
     CHANCE = -1
-
-ctypedef struct Future:
-    int8_t items[NUM_DEAL_COMPONENTS][MAX_DEAL_ITEMS]      # a whole deal: each component's outcomes in order
-
-
-cdef inline int future_outcome(const GameState* s, const Future* f) noexcept nogil:
-    """The outcome the future deals at chance node `s`."""
-    cdef int component, item
-    chance_item(s, &component, &item)
-    return f.items[component][item]
-
-
-cdef void load_future(const int8_t[:, ::1] future, Future* f) noexcept:
-    """Copy a future given as an array (NUM_DEAL_COMPONENTS x MAX_DEAL_ITEMS) into `f`."""
-    cdef int i, j
-    for i in range(NUM_DEAL_COMPONENTS):
-        for j in range(MAX_DEAL_ITEMS):
-            f.items[i][j] = future[i, j]
 
 
 cdef int greedy_end(SegmentEnumerator e, const GameState* s, const Evaluator* ev) noexcept nogil:

@@ -6,6 +6,8 @@ import numpy as np
 from cavekit.core import load_game
 from cavekit.core.api import CHANCE, sample_chance_outcome
 from cavekit.core.cvc.compiled import CompiledState
+from cavekit.core.cvc.rules import rules
+from cavekit.search.cvc_planner import GreedyPolicy
 
 from cvc_positions import build, give, place, tile, to_display, two_player_position
 
@@ -113,3 +115,35 @@ def play_turn(state, agent) -> list[str]:
         played.append(state.action_to_string(action))
         state.apply_action(action)
     return played
+
+
+def play_to_last_turn(deal, game):
+    """Greedy play on `deal` up to the start of the solo game's last turn."""
+    policy = GreedyPolicy(value="heuristic", players=1)
+    state = game.new_initial_state()
+    rounds = len(rules().turns[1])
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.apply_action(deal.outcome(state))
+            continue
+        d = state.to_dict()
+        if d["round"] == rounds - 1 and d["turn"] == 3 and d["tile"] < 0:
+            return state
+        for action in policy.best_segments(state)[0]:
+            state.apply_action(action)
+    raise AssertionError("the game ended before its last turn")
+
+
+def final_score_after(state, actions, deal):
+    """The score once `actions` are played and the game is finished by greedy play on `deal`."""
+    state = state.clone()
+    for action in actions:
+        state.apply_action(action)
+    policy = GreedyPolicy(value="heuristic", players=1)
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.apply_action(deal.outcome(state))
+        else:
+            for action in policy.best_segments(state)[0]:
+                state.apply_action(action)
+    return state.scores()[0]

@@ -6,43 +6,12 @@ import pytest
 
 from cavekit.core import load_game
 from cavekit.core.api import CHANCE, ConfigError
-from cavekit.core.cvc.rules import rules
 from cavekit.core.deal import deal_seed, new_deal
 from cavekit.search import make_agent
-from cavekit.search.cvc_planner import GreedyPolicy, PlannerAgent, dealt_outcome, future_of_deal, sample_future
+from cavekit.search.cvc_planner import PlannerAgent, dealt_outcome, future_of_deal, sample_future
 from cavekit.search.cvc_segments import SegmentEnumerator
 
-
-def play_to_last_turn(deal, game):
-    """Greedy play on `deal` up to the start of the solo game's last turn."""
-    policy = GreedyPolicy(value="heuristic", players=1)
-    state = game.new_initial_state()
-    rounds = len(rules().turns[1])
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(deal.outcome(state))
-            continue
-        d = state.to_dict()
-        if d["round"] == rounds - 1 and d["turn"] == 3 and d["tile"] < 0:
-            return state
-        for action in policy.best_segments(state)[0]:
-            state.apply_action(action)
-    raise AssertionError("the game ended before its last turn")
-
-
-def final_score_after(state, actions, deal):
-    """The score once `actions` are played and the game is finished by greedy play on `deal`."""
-    state = state.clone()
-    for action in actions:
-        state.apply_action(action)
-    policy = GreedyPolicy(value="heuristic", players=1)
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(deal.outcome(state))
-        else:
-            for action in policy.best_segments(state)[0]:
-                state.apply_action(action)
-    return state.scores()[0]
+from cvc_end_games import final_score_after, play_to_last_turn
 
 
 @pytest.mark.parametrize("players", [1, 2])

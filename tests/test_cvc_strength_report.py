@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
+
 from cavekit.analysis.cvc.strength import format_report
 from cavekit.analysis.stats import mean_interval, wilson_interval
 
@@ -59,7 +61,8 @@ def test_a_ladder_rung_must_win_more_than_half():
 def test_a_run_of_some_parts_keeps_the_others_and_says_which_command_made_each(tmp_path):
     out = tmp_path / "strength"
     base = CLI + ["strength", "cvc", "--games", "2", "--solo-games", "2", "--jobs", "1", "--quiet", "--out", str(out)]
-    solo = subprocess.run(base + ["--parts", "solo,ceiling", "--strongest", "cvc_plan:candidates=1,futures=1"],
+    solo = subprocess.run(base + ["--parts", "solo,ceiling,nrpa_ceiling", "--strongest", "cvc_plan:candidates=1,futures=1",
+                                  "--nrpa", "cvc_nrpa:level=1,iterations=2,candidates=2"],
                           capture_output=True, text=True, timeout=300)
     assert solo.returncode == 0, solo.stderr
     ladder = subprocess.run(base + ["--parts", "matches", "--strongest", "greedy", "--analysis", "greedy",
@@ -67,14 +70,20 @@ def test_a_run_of_some_parts_keeps_the_others_and_says_which_command_made_each(t
                             capture_output=True, text=True, timeout=300)
     assert ladder.returncode == 0, ladder.stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert {"solo", "ceiling", "match:strongest_vs_mcts", "match:strongest_vs_greedy",
+    assert {"solo", "ceiling", "nrpa_ceiling", "match:strongest_vs_mcts", "match:strongest_vs_greedy",
             "match:analysis_vs_weak_mcts"} == set(summary["parts"])
-    assert "--parts solo,ceiling" in summary["commands"]["ceiling"]
+    assert "--parts solo,ceiling,nrpa_ceiling" in summary["commands"]["nrpa_ceiling"]
     assert "--parts matches" in summary["commands"]["match:strongest_vs_greedy"]
     # told the deal, the planner plays the same deals: its ceiling is a real score on each of them
     assert summary["parts"]["ceiling"]["games"] == summary["parts"]["solo"]["games"] == 2
+    assert summary["parts"]["nrpa_ceiling"]["games"] == 2
+    assert summary["parts"]["nrpa_ceiling"]["agent"] == "cvc_nrpa:level=1,iterations=2,candidates=2"
+    solo_games = pd.read_parquet(out / "solo.parquet")
+    assert sorted(solo_games.groupby("part")["deal"].apply(list).items()) == [
+        ("ceiling", [0, 1]), ("nrpa_ceiling", [0, 1]), ("solo", [0, 1])]
     report = (out / "report.md").read_text()
     assert "told the deal (ceiling)" in report and "`greedy` vs `random`" in report
+    assert "told the deal (NRPA ceiling" in report
     assert "decided by the tie-break" in report and summary["parts"]["match:strongest_vs_greedy"]["tied_on_points"] >= 0
 
 
@@ -91,7 +100,6 @@ def test_bad_parts_and_odd_game_counts_are_refused_saying_what_is_allowed(tmp_pa
 
 
 def test_an_interrupted_solo_part_keeps_its_finished_games_and_plays_only_the_missing_ones(tmp_path):
-    import pandas as pd
     out = tmp_path / "strength"
     command = CLI + ["strength", "cvc", "--parts", "solo", "--solo-games", "6", "--jobs", "1", "--quiet",
                      "--strongest", "cvc_plan:candidates=1,futures=1", "--out", str(out)]

@@ -21,7 +21,7 @@ def run_strength(args: argparse.Namespace) -> int:
     summary = strength_report(Path(args.out), games=args.games, solo_games=args.solo_games, jobs=args.jobs,
                               seed=args.seed, command=command_line(), parts=parts, strongest=args.strongest,
                               analysis=args.analysis, mcts=args.mcts, weak_mcts=args.weak_mcts, greedy=args.greedy,
-                              cost_games=args.cost_games, progress=not args.quiet)
+                              nrpa=args.nrpa, cost_games=args.cost_games, progress=not args.quiet)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     return 0 if summary else 1
 
@@ -75,7 +75,7 @@ def add_strength_parser(games: Any) -> None:
     """`cavekit strength cvc` (`games`: the sub-subcommands of `strength`)."""
     strength = games.add_parser(
         SPEC.name, help="agent strength report: solo scores and their ceiling, matches, the preset ladder, cost",
-        description="Play the strongest solo preset (and, told each deal, its ceiling), two-player duplicate matches "
+        description="Play the strongest solo preset (and, told each deal, its ceiling and NRPA's), two-player duplicate matches "
                     "(strongest against the turn MCTS and greedy, the analysis agent against a small turn MCTS), "
                     "each preset against the next one down; time the agents and the compiled MCTS; write "
                     "report.md, summary.json and Parquet tables. A run of some --parts keeps the folder's others.",
@@ -91,6 +91,8 @@ def add_strength_parser(games: Any) -> None:
     strength.add_argument("--mcts", default="cvc_turn_mcts:iterations=500", help="the reference MCTS opponent")
     strength.add_argument("--weak-mcts", default="cvc_turn_mcts:iterations=50", help="the analysis agent's opponent")
     strength.add_argument("--greedy", default="greedy", help="the greedy agent spec")
+    strength.add_argument("--nrpa", default="cvc_nrpa",
+                          help="the search told each solo deal for the NRPA ceiling (default cvc_nrpa: level 3 x 10)")
     strength.add_argument("--cost-games", type=int, default=4, help="games timed for the cost part (default 4)")
     strength.add_argument("--out", default="results/strength", help="output folder (default results/strength)")
     strength.add_argument("--quiet", action="store_true", help="no progress bars")

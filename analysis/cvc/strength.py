@@ -3,7 +3,8 @@
 Parts (`--parts`, all by default; a run of some parts keeps the others' figures in the folder):
 - `solo`: the `strongest` solo preset over seeded deals, with its CPU time per game, the mean's interval and
   the shares reaching 50 and 60 points; `ceiling`: the same planner told the whole deal on the same deals
-  (how far `strongest` is from the best its search finds when nothing is hidden);
+  (how far `strongest` is from the best its search finds when nothing is hidden); `nrpa_ceiling`: NRPA told
+  the deal (`cvc_nrpa`: whole games searched on the true deal, the best score our searches find on it);
 - `matches`: two-player duplicate matches (each deal played twice, seats swapped): `strongest` against the
   compiled turn MCTS at 500 iterations and against greedy, the analysis agent against the turn MCTS at 50;
 - `ladder`: each preset against the next one down (`strongest`-`hard`, `hard`-`medium`, `medium`-`easy`);
@@ -35,7 +36,8 @@ from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
 from ..strength import StrengthFolder, check_parts, command_lines
 
-PARTS = ("solo", "ceiling", "matches", "ladder", "cost", "speed")
+PARTS = ("solo", "ceiling", "nrpa_ceiling", "matches", "ladder", "cost", "speed")
+SOLO_PARTS = ("solo", "ceiling", "nrpa_ceiling")    # played on the same solo deals, kept in solo.parquet
 # What each figure must show (score rates and shares are lower bounds, times upper bounds); issue 23.
 GOALS = {"solo_mean": 65.0, "solo_share_50": 0.9, "solo_cpu_seconds": 60.0,
          "strongest_vs_mcts": 0.75, "strongest_vs_greedy": 0.97, "analysis_vs_weak_mcts": 0.65, "ladder": 0.5,
@@ -92,7 +94,7 @@ def solo_game(spec: str, seed: int, index: int, clairvoyant: bool) -> dict[str, 
     if clairvoyant:
         if not hasattr(agent, "deal"):
             raise ConfigError(f"the ceiling tells the solo agent the deal, which {spec!r} cannot be told; "
-                              "use a planner (cvc_plan)")
+                              "use a planner (cvc_plan) or cvc_nrpa")
         agent.deal = deal
     state = game.new_initial_state()
     started, wall = time.process_time(), time.perf_counter()
@@ -129,7 +131,7 @@ def kept_solo_chunk(path: Path, spec: str, seed: int, deals: range, clairvoyant:
 
 
 def play_solo(spec: str, games: int, seed: int, jobs: int, clairvoyant: bool, progress: bool,
-              folder: Path | None = None) -> pd.DataFrame:
+              folder: Path | None = None, label: str = "cvc solo") -> pd.DataFrame:
     """`games` solo games of `spec` (see `solo_game`), in deal order whatever `jobs`. With `folder`, every
     finished chunk of games is kept there at once, and a run again plays only the games it lacks."""
     chunks = [range(start, min(start + SOLO_CHUNK, games)) for start in range(0, games, SOLO_CHUNK)]
@@ -139,7 +141,6 @@ def play_solo(spec: str, games: int, seed: int, jobs: int, clairvoyant: bool, pr
     missing = [i for i, table in tables.items() if table is None]
     if folder:
         folder.mkdir(parents=True, exist_ok=True)
-    label = "cvc solo ceiling" if clairvoyant else "cvc solo"
     with progress_bar(sum(len(chunks[i]) for i in missing), label, "game", progress) as bar:
         calls = (delayed(solo_chunk)(spec, seed, chunks[i], clairvoyant) for i in missing)
         for table in Parallel(n_jobs=jobs, return_as="generator_unordered")(calls):
@@ -196,7 +197,8 @@ def move_cost(spec: str, opponent: str, games: int, seed: int) -> dict[str, Any]
 def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int, command: str,
                     parts: tuple[str, ...] = PARTS, strongest: str = "strongest", analysis: str = "medium",
                     mcts: str = "cvc_turn_mcts:iterations=500", weak_mcts: str = "cvc_turn_mcts:iterations=50",
-                    greedy: str = "greedy", cost_games: int = 4, progress: bool = True) -> dict[str, Any]:
+                    greedy: str = "greedy", nrpa: str = "cvc_nrpa", cost_games: int = 4,
+                    progress: bool = True) -> dict[str, Any]:
     """Run the chosen parts of the report into `out` and return the whole summary."""
     check_parts(parts, PARTS)
     if games < 2 or games % 2:
@@ -205,18 +207,23 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
     record = folder.record
     solo_game_spec = resolve_preset(strongest, load_game("cvc", players=1))
 
-    if "solo" in parts or "ceiling" in parts:
-        tables = [play_solo(solo_game_spec, solo_games, seed, jobs, clairvoyant, progress, out / f"{part}_games")
-                  for clairvoyant, part in ((False, "solo"), (True, "ceiling")) if part in parts]
+    solo_runs = {"solo": (solo_game_spec, False), "ceiling": (solo_game_spec, True),
+                 "nrpa_ceiling": (resolve_preset(nrpa, load_game("cvc", players=1)), True)}
+    played = [part for part in SOLO_PARTS if part in parts]
+    if played:
+        tables = []
+        for part in played:
+            spec, clairvoyant = solo_runs[part]
+            games_played = play_solo(spec, solo_games, seed, jobs, clairvoyant, progress, out / f"{part}_games",
+                                     label=f"cvc {part}")
+            tables.append(games_played.assign(part=part))
         table = pd.concat(tables, ignore_index=True)
         if (out / "solo.parquet").exists():
             kept = pd.read_parquet(out / "solo.parquet")
-            table = pd.concat([kept[~kept["clairvoyant"].isin(table["clairvoyant"].unique())], table],
-                              ignore_index=True)
+            table = pd.concat([kept[~kept["part"].isin(played)], table], ignore_index=True)
         table.to_parquet(out / "solo.parquet", index=False)
-        for clairvoyant, part in ((False, "solo"), (True, "ceiling")):
-            if part in parts:
-                record(part, {**solo_figures(table[table["clairvoyant"] == clairvoyant]), "seed": seed})
+        for part in played:
+            record(part, {**solo_figures(table[table["part"] == part]), "seed": seed})
     if "matches" in parts or "ladder" in parts:
         two = load_game("cvc")
         matches = []
@@ -266,17 +273,21 @@ def format_report(summary: dict[str, Any]) -> str:
              "Verdicts come from the 95% interval: met when all of it reaches the goal, not met when none of it "
              "does, undecided otherwise (too few games to tell). Commands, by part:", ""]
     lines += command_lines(summary)
-    if "solo" in parts:
-        s = parts["solo"]
+    if any(part in parts for part in SOLO_PARTS):
         lines += ["", "## Solo (rulebook: 50 points is the goal, more than 60 remarkable)", "",
                   "| run | games | mean | 95% interval | sd | range | reach 50 | reach 60 | CPU-s/game (max) |",
                   "|---|---|---|---|---|---|---|---|---|"]
-        for label, key in (("`" + s["agent"] + "`", "solo"), ("the same, told the deal (ceiling)", "ceiling")):
+        labels = {"solo": "`{agent}`", "ceiling": "`{agent}` told the deal (ceiling)",
+                  "nrpa_ceiling": "`{agent}` told the deal (NRPA ceiling: whole games searched on the deal)"}
+        for key in SOLO_PARTS:
             if key in parts:
                 r = parts[key]
-                lines.append(f"| {label} | {r['games']} | {r['mean']:.1f} | {r['mean_low']:.1f}-{r['mean_high']:.1f} | "
-                             f"{r['std']:.1f} | {r['min']}-{r['max']} | {r['share_at_least_50']:.0%} | "
-                             f"{r['share_at_least_60']:.0%} | {r['cpu_seconds_per_game']:.1f} ({r['max_cpu_seconds']:.1f}) |")
+                lines.append(f"| {labels[key].format(agent=r['agent'])} | {r['games']} | {r['mean']:.1f} | "
+                             f"{r['mean_low']:.1f}-{r['mean_high']:.1f} | {r['std']:.1f} | {r['min']}-{r['max']} | "
+                             f"{r['share_at_least_50']:.0%} | {r['share_at_least_60']:.0%} | "
+                             f"{r['cpu_seconds_per_game']:.1f} ({r['max_cpu_seconds']:.1f}) |")
+    if "solo" in parts:
+        s = parts["solo"]
         share_low, share_high = wilson_interval(s["share_at_least_50"] * s["games"], s["games"])
         lines += ["", f"Goals: a mean of at least {GOALS['solo_mean']:.0f} "
                       f"({goal_verdict(s['mean_low'], s['mean_high'], GOALS['solo_mean'])}); "

@@ -29,7 +29,7 @@ SPEC = GameSpec(
     evaluator="cavekit.search.cvc_heuristic:cvc_evaluate",
     dealer="cavekit.core.cvc.deal",
     agents=("cavekit.search.cvc_greedy", "cavekit.search.cvc_mcts", "cavekit.search.cvc_turn_mcts",
-            "cavekit.search.cvc_expectimax", "cavekit.search.cvc_planner"),
+            "cavekit.search.cvc_expectimax", "cavekit.search.cvc_planner", "cavekit.search.cvc_nrpa"),
     analysis="cavekit.analysis.cvc",
     default=True,
     presets=(
