@@ -54,9 +54,9 @@ SPEC = GameSpec(
         Preset("strongest", "cvc_turn_mcts:iterations=6000,c=0.4,widening=0.5", players=(2,),
                cost="0.26 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
                     "2026-12-04)",
-               strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500 and 93.8% "
-                        "[90.9, 95.7] against greedy (cavekit strength cvc --parts matches,ladder --games 400 "
-                        "--jobs 2 --out results/strength, 2026-12-04)"),
+               strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500, 93.8% "
+                        "[90.9, 95.7] against greedy and 66.8% [62.0, 71.2] against hard (cavekit strength cvc "
+                        "--parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04/05)"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
                cost="6.5 s a game (wall, 15 deals, 3 processes on 2 cores, 2026-12-04)",
                strength="solo 49.7 points over 15 deals, 53% reaching 50 (cavekit match cvc --players 1 --agents "
