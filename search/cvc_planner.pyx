@@ -36,8 +36,8 @@ from libc.string cimport memcpy
 
 from cavekit.core.cvc.compiled cimport (DEAL_DRAW_PILE, DEAL_REMOVED_LIGHT_ROOMS, DEAL_ROOMS, DEAL_START_PLAYER,
                                         DEAL_TILES_STAGE_2, FACE_DOWN_PER_BOARD, MAX_DEAL_ITEMS,
-                                        NUM_DEAL_COMPONENTS, GameState, apply_action,
-                                        current_player, is_terminal, scores)
+                                        NUM_DEAL_COMPONENTS, GameState, apply_action, current_player,
+                                        is_terminal, scores)
 from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator, make_evaluator, use_memo
 from cavekit.search.cvc_future cimport Future, future_outcome, load_future
 from cavekit.search.cvc_segments cimport SegmentEnumerator, now, position_value, state_struct

@@ -87,6 +87,22 @@ def test_a_run_of_some_parts_keeps_the_others_and_says_which_command_made_each(t
     assert "decided by the tie-break" in report and summary["parts"]["match:strongest_vs_greedy"]["tied_on_points"] >= 0
 
 
+def test_a_solo_table_from_before_the_nrpa_ceiling_keeps_its_games(tmp_path):
+    """A report folder made before solo.parquet had its `part` column gains the new part beside the old ones."""
+    out = tmp_path / "strength"
+    base = CLI + ["strength", "cvc", "--solo-games", "2", "--jobs", "1", "--quiet", "--out", str(out)]
+    old = subprocess.run(base + ["--parts", "solo,ceiling", "--strongest", "cvc_plan:candidates=1,futures=1"],
+                         capture_output=True, text=True, timeout=300)
+    assert old.returncode == 0, old.stderr
+    pd.read_parquet(out / "solo.parquet").drop(columns="part").to_parquet(out / "solo.parquet", index=False)
+    new = subprocess.run(base + ["--parts", "nrpa_ceiling", "--nrpa", "cvc_nrpa:level=1,iterations=2,candidates=2"],
+                         capture_output=True, text=True, timeout=300)
+    assert new.returncode == 0, new.stderr
+    table = pd.read_parquet(out / "solo.parquet")
+    assert table.groupby("part")["clairvoyant"].agg(list).to_dict() == {
+        "solo": [False, False], "ceiling": [True, True], "nrpa_ceiling": [True, True]}
+
+
 def test_bad_parts_and_odd_game_counts_are_refused_saying_what_is_allowed(tmp_path):
     base = CLI + ["strength", "cvc", "--jobs", "1", "--quiet", "--out", str(tmp_path / "s")]
     done = subprocess.run(base + ["--parts", "solo,bogus"], capture_output=True, text=True, timeout=120)

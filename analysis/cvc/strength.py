@@ -220,6 +220,8 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         table = pd.concat(tables, ignore_index=True)
         if (out / "solo.parquet").exists():
             kept = pd.read_parquet(out / "solo.parquet")
+            if "part" not in kept:      # a folder from before the NRPA ceiling: its told games are the planner's
+                kept = kept.assign(part=np.where(kept["clairvoyant"], "ceiling", "solo"))
             table = pd.concat([kept[~kept["part"].isin(played)], table], ignore_index=True)
         table.to_parquet(out / "solo.parquet", index=False)
         for part in played:
