@@ -21,6 +21,8 @@ candidates; the shared 2-core box with two other runs on it):
         55 56 56 53 52), about 33 CPU-s a deal, against 55.0 for the report's ceiling (the `strongest` planner
         told the deal) and 52.7 for `strongest` not told; deals 0-2 at level 3 x 16: 58.0 (2-3 CPU-min a deal);
     told the deal, level 3 x 10 (this module, 2026-12-04), deals 0-2: 60 51 53 in 25-44 CPU-s;
+    told the deal, level 3 x 30 (2026-12-05), deals 0-1: 65 and 60 in 877 and 971 CPU-s: the ceiling keeps
+        rising with search (deal 1: 51-53 at 3 x 10), so the 3 x 10 default is a lower bound on it;
     not told, level 2 x 10, deals 0-2: 53 45 47 (7-10 searches a game, 18-27 CPU-s), against 54 50 56 for
         `strongest`: committing to one sampled deal at a time plays worse than the planner's averaging.
 """
