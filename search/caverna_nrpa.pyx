@@ -34,13 +34,12 @@ The 95-point games score bonus tiles (53 points) with two dwarfs; the 80-point o
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from cavekit.core.compiled_common cimport search_rng
 from cavekit.core.caverna.compiled cimport (CK_NONE, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, CoreState, GameState,
                                            apply_action, chance_kind, current_player, legal_actions)
 from cavekit.search.caverna_fast cimport (Line, Policy, Weights, CavernaWeights, _any_place, _best_step,
                                           _compiled, _follow, _init_policy, _observe, _planned, _sample_chance,
                                           _turn_lines, evaluate)
-from cavekit.search.nrpa cimport BestGame, Game, Search, choose, record_move, search_best_game
+from cavekit.search.nrpa cimport Game, choose, record_move, run_nrpa
 
 from ..core.caverna.spec import SPEC
 from ..core.api import ConfigError
@@ -114,18 +113,8 @@ def search_game(state, CavernaWeights weights, int level, int iterations, double
     """(score, moves) of the best game a level-`level` NRPA finds from the solo position `state`."""
     cdef CoreState cs = _compiled(state)
     cdef Problem problem
-    cdef Search search
-    cdef uint64_t rng = search_rng(seed)
-    cdef BestGame best = BestGame()
-    cdef int status
     problem.root, problem.w, problem.temperature = &cs.s, &weights.w, temperature
-    search.problem, search.playout, search.num_codes = &problem, playout, NUM_CODES
-    search.iterations, search.alpha = iterations, alpha
-    with nogil:
-        status = search_best_game(&search, level, &rng, best.game)
-    if status < 0:
-        raise MemoryError("caverna_nrpa: memory ran out")
-    return best.result("caverna_nrpa")
+    return run_nrpa(&problem, playout, NUM_CODES, level, iterations, alpha, seed, "caverna_nrpa")
 
 
 class CavernaNrpaAgent(NrpaAgent):

@@ -30,14 +30,12 @@ cimport cython
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memcpy
 
-from cavekit.core.compiled_common cimport search_rng
 from cavekit.core.cvc.compiled cimport (MAX_DEAL_ITEMS, NUM_DEAL_COMPONENTS, GameState, apply_action,
                                         current_player, is_terminal, scores)
 from cavekit.search.cvc_evaluation cimport CaveMemo, Evaluator, make_evaluator, use_memo
 from cavekit.search.cvc_future cimport Future, future_outcome, load_future
 from cavekit.search.cvc_segments cimport SegmentEnumerator, state_struct
-from cavekit.search.nrpa cimport (NRPA_MAX_CHOICES, NRPA_MAX_MOVES, BestGame, Game, Search, choose, record_move,
-                                  search_best_game)
+from cavekit.search.nrpa cimport NRPA_MAX_CHOICES, NRPA_MAX_MOVES, Game, choose, record_move, run_nrpa
 
 import numpy as np
 
@@ -139,23 +137,13 @@ cdef class DealSearch:
     def search(self, state, const int8_t[:, ::1] future, int level, int iterations, double alpha,
                seed) -> tuple[float, list[int]]:
         """(score, moves) of the best game a level-`level` NRPA finds from `state` on the deal `future`."""
-        cdef Search search
-        cdef uint64_t rng = search_rng(seed)
-        cdef BestGame best = BestGame()
-        cdef int status
         memcpy(&self.root, state_struct(state), sizeof(GameState))
         if self.root.num_players != 1:
             raise ValueError("cvc_nrpa searches solo games")
         if future.shape[0] != NUM_DEAL_COMPONENTS or future.shape[1] != MAX_DEAL_ITEMS:
             raise ValueError("future must be an array of shape (NUM_DEAL_COMPONENTS, MAX_DEAL_ITEMS)")
         load_future(future, &self.f)
-        search.problem, search.playout, search.num_codes = <void*>self, cvc_playout, NUM_CODES
-        search.iterations, search.alpha = iterations, alpha
-        with nogil:
-            status = search_best_game(&search, level, &rng, best.game)
-        if status < 0:
-            raise MemoryError("cvc_nrpa: memory ran out, or a position had no segment to play")
-        return best.result("cvc_nrpa")
+        return run_nrpa(<void*>self, cvc_playout, NUM_CODES, level, iterations, alpha, seed, "cvc_nrpa")
 
 
 class CvcNrpaAgent(NrpaAgent):

@@ -1,6 +1,6 @@
 # Nested rollout policy adaptation in C (nrpa.pyx): the search every game's NRPA agent shares. A game module
 # writes the playout (where it draws its decisions with `choose` and records its moves) and hands it to
-# `search_best_game`; the drawing, the adaptation and the nested loop are here, once.
+# `run_nrpa` (`search_best_game` from C); the drawing, the adaptation and the nested loop are here, once.
 from libc.stdint cimport uint64_t
 
 cdef enum:
@@ -37,6 +37,8 @@ cdef int choose(Game* game, int n, const int* codes, const double* prior, const 
                 uint64_t* rng) noexcept nogil
 cdef void record_move(Game* game, int action) noexcept nogil
 cdef int search_best_game(const Search* search, int level, uint64_t* rng, Game* best) noexcept nogil
+cdef tuple run_nrpa(void* problem, Playout playout, int num_codes, int level, int iterations, double alpha,
+                    object seed, str name)
 
 
 cdef class BestGame:

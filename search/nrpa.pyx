@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from cavekit.core.compiled_common cimport uniform
+from cavekit.core.compiled_common cimport search_rng, uniform
 
 import math
 from typing import Any
@@ -144,6 +144,23 @@ cdef int search_best_game(const Search* search, int level, uint64_t* rng, Game* 
     status = nested(search, level, W, rng, best)
     free(W)
     return status
+
+
+cdef tuple run_nrpa(void* problem, Playout playout, int num_codes, int level, int iterations, double alpha,
+                    object seed, str name):
+    """(score, moves) of the best game a level-`level` NRPA from zero weights finds with `playout` on `problem`
+    (the moves from the root to the end); a MemoryError naming `name` if it could not finish."""
+    cdef Search search
+    cdef uint64_t rng = search_rng(seed)
+    cdef BestGame best = BestGame()
+    cdef int status
+    search.problem, search.playout, search.num_codes = problem, playout, num_codes
+    search.iterations, search.alpha = iterations, alpha
+    with nogil:
+        status = search_best_game(&search, level, &rng, best.game)
+    if status < 0:
+        raise MemoryError(f"{name}: memory ran out, or a playout found no move to play")
+    return best.result(name)
 
 
 cdef class BestGame:
