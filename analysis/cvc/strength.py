@@ -207,10 +207,10 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
     record = folder.record
     solo_game_spec = resolve_preset(strongest, load_game("cvc", players=1))
 
-    solo_runs = {"solo": (solo_game_spec, False), "ceiling": (solo_game_spec, True),
-                 "nrpa_ceiling": (resolve_preset(nrpa, load_game("cvc", players=1)), True)}
     played = [part for part in SOLO_PARTS if part in parts]
     if played:
+        solo_runs = {"solo": (solo_game_spec, False), "ceiling": (solo_game_spec, True),
+                     "nrpa_ceiling": (resolve_preset(nrpa, load_game("cvc", players=1)), True)}
         tables = []
         for part in played:
             spec, clairvoyant = solo_runs[part]
