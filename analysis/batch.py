@@ -241,6 +241,30 @@ def _start_batch_worker(parent: int) -> None:
     _exit_with_parent(parent)
 
 
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) in this thread while it starts worker processes, and deliver it after.
+
+    A process or thread started meanwhile inherits the held signal and keeps it held: a worker still starting
+    when Ctrl-C comes (before its initializer ignores the signal) would otherwise die of it and print a
+    traceback of its own under the batch's one-line message. Only this (main) thread handles Ctrl-C: it
+    stores what is finished and stops the workers. The resource trackers are started first because starting
+    one unblocks SIGINT in the calling thread when it is done.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+    from joblib.externals.loky.backend import resource_tracker as loky_resource_tracker
+    resource_tracker.ensure_running()
+    loky_resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _alive(pid: int) -> bool:
     """Whether a process `pid` exists and has not ended (a zombie, killed but not yet reaped, has ended)."""
     try:
@@ -296,7 +320,8 @@ def _finished_games_queue(progress: GameProgress | None) -> Iterator[Any]:
         return
     from multiprocessing.managers import SyncManager
     manager = SyncManager()
-    manager.start(_exit_with_parent, (os.getpid(),))
+    with _ctrl_c_held():
+        manager.start(_exit_with_parent, (os.getpid(),))
     finished = manager.Queue()
 
     def drain() -> None:
@@ -343,10 +368,15 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
             return
         parent = os.getpid()
         with _finished_games_queue(progress) as finished:
-            # The initializer runs in each worker as it starts, before it waits for its first task.
-            yield lambda calls: Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                                         batch_size=1, initializer=_start_batch_worker, initargs=(parent,))(
-                delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
+            def run_loky(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
+                # The initializer runs in each worker as it starts, before it waits for its first task.
+                # Parallel starts its executor, its workers and their first tasks before it returns.
+                with _ctrl_c_held():
+                    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                                       batch_size=1, initializer=_start_batch_worker, initargs=(parent,))(
+                        delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
+                return results
+            yield run_loky
         return
 
     if backend == "dask":

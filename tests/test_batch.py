@@ -204,6 +204,36 @@ def test_an_interrupted_match_says_what_it_kept_and_the_command_that_resumes(tmp
                               f"to play the rest: cavekit {' '.join(command[3:])}")
 
 
+def _signals(pid: int, field: str) -> int:
+    """A process's signal set `field` (SigBlk, SigIgn) from /proc, as a bit mask."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split(f"{field}:")[1].split()[0], 16)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "with progress"])
+def test_the_batch_workers_are_born_deaf_to_ctrl_c(tmp_path, quiet):
+    # Ctrl-C is the batch's to handle. A worker that only ignored it from its initializer on could die of a
+    # Ctrl-C that came while it was still starting, with a traceback of its own under the batch's message.
+    out = tmp_path / "run"
+    process = started_match(long_match_command(out, *quiet), out, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        helpers = _children(process.pid)
+        workers = [w for w in helpers if "popen_loky_posix" in Path(f"/proc/{w}/cmdline").read_text()]
+        assert len(workers) == 2
+        ctrl_c = 1 << (signal.SIGINT - 1)
+        for helper in helpers:              # the workers, with a progress bar the queue's manager
+            if "resource_tracker" in Path(f"/proc/{helper}/cmdline").read_text():
+                assert _signals(helper, "SigIgn") & ctrl_c, _describe(helper)   # Python's own: ignores it
+            else:
+                assert _signals(helper, "SigBlk") & ctrl_c, _describe(helper)
+        assert not _signals(process.pid, "SigBlk") & ctrl_c, "the batch itself hears Ctrl-C"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 def test_an_interrupted_strength_report_says_where_its_games_are_and_how_to_carry_on(tmp_path):
     out = tmp_path / "strength"
     command = [sys.executable, "-m", "cavekit.analysis.cli", "strength", "caverna", "--parts", "solo",
