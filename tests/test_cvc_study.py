@@ -2,13 +2,14 @@
 the same deals, with what changed between them judged by the interval of the difference (issue 23)."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
 
-from cavekit.analysis.cvc.study import TABLES, changes, load_tables
+from cavekit.analysis.cvc.study import TABLES, changes, load_tables, study_tables, summary_markdown
 from cavekit.analysis.results import load_games
 
 CLI = [sys.executable, "-m", "cavekit"]
@@ -60,6 +61,19 @@ def test_the_study_plays_both_agents_on_the_same_deals_writes_its_tables_and_res
     assert (out / "command.txt").read_text().startswith("cavekit cvc-study --games 4")
     again = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stdout == first.stdout        # everything was kept, nothing replayed
+    # A study still playing its bans: the rooms so far, each with its number of paired seat-games.
+    runs = out / "runs"
+    for ban in runs.glob("room_bans/ban_*"):
+        if not ban.name.startswith("ban_parlor_"):
+            shutil.rmtree(ban)
+    partial = study_tables(runs)["room_bans"]
+    assert list(partial.loc[partial["agent"] == "analysis", "name"]) == ["Parlor"]
+    assert set(partial.loc[partial["agent"] == "analysis", "paired"]) == {4}    # 2 games x 2 barred seats
+    assert (partial["agent"] == "reference").sum() == 24
+    assert "| Parlor | " in summary_markdown(study_tables(runs)) and "| Bakehouse | - | - | - | " in \
+        summary_markdown(study_tables(runs))
+    shutil.rmtree(runs / "room_bans" / "ban_parlor_p0"), shutil.rmtree(runs / "room_bans" / "ban_parlor_p1")
+    assert set(study_tables(runs)["room_bans"]["agent"]) == {"reference"}     # no ban run started yet
     (out / "tables" / "tiles.parquet").write_bytes(b"not parquet")
     with pytest.raises(Exception, match="tiles.parquet: not a readable Parquet table"):
         load_tables(out)

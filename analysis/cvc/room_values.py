@@ -178,13 +178,21 @@ def run_room_bans(agent: str, games: int, seed: int, out: str | Path, rooms: Seq
                     progress=progress, backend=backend, chunk_size=chunk_size, label="room bans")
 
 
-def room_ban_effects(out: str | Path) -> pd.DataFrame:
-    """Per room of a `run_room_bans` folder: the value of access to it, paired game by game (`access_effects`)."""
+def room_ban_effects(out: str | Path, started_only: bool = False) -> pd.DataFrame | None:
+    """Per room of a `run_room_bans` folder: the value of access to it, paired game by game (`access_effects`).
+
+    With `started_only`, an experiment still being played counts the ban runs it has started (and their
+    finished games; the `paired` column says how many), or gives None before the first; otherwise every
+    ban run must be there."""
     out = Path(out)
     spec = read_experiment(out, EXPERIMENT_FILE, ("agent", "games", "seed", "rooms"))
     base_games, base_decisions = load_results(out / BASELINE)
-    banned = {(room, seat): load_games(ban_folder(out, room, seat))
-              for room in spec["rooms"] for seat in (0, 1)}
+    runs = [(room, seat) for room in spec["rooms"] for seat in (0, 1)]
+    if started_only:
+        runs = [(room, seat) for room, seat in runs if ban_folder(out, room, seat).is_dir()]
+        if not runs:
+            return None
+    banned = {(room, seat): load_games(ban_folder(out, room, seat)) for room, seat in runs}
     return access_effects(build_indicators(base_games, base_decisions), banned)
 
 

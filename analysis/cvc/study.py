@@ -87,7 +87,9 @@ def study_tables(runs: str | Path) -> dict[str, pd.DataFrame]:
                  "room_regression": room_regression(games, decisions)}
         bans = runs / ("room_bans" if side == "analysis" else "reference_room_bans")
         if (bans / "baseline").is_dir():
-            found["room_bans"] = room_ban_effects(bans)
+            effects = room_ban_effects(bans, started_only=True)     # a study still playing: its rooms so far
+            if effects is not None:
+                found["room_bans"] = effects
         for name, table in found.items():
             per_agent[name].append(table.reset_index().assign(agent=side, spec=games["agent_0"].iloc[0]))
     tables = {name: pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({"agent": []})
@@ -179,13 +181,14 @@ def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None
     if "access_points" in bans:
         by_room = {side: bans[bans["agent"] == side].set_index("name") for side in AGENTS}
         order = by_room["analysis"].sort_values("access_points", ascending=False).index
+        order = order.append(by_room["reference"].index.difference(order))     # rooms only one agent has so far
         lines += ["", "## Rooms: value of access (paired bans; change in the barred seat's score rate)", "",
-                  "| room | analysis agent [95%] | built when allowed | reference agent [95%] | built when allowed |",
-                  "|---|---|---|---|---|"]
+                  "| room | analysis agent [95%] | built when allowed | seat-games | reference agent [95%] | "
+                  "built when allowed | seat-games |", "|---|---|---|---|---|---|---|"]
         for name in order:
             cells = [f"{fmt(t.loc[name, 'access_points'], t.loc[name, 'ci95_low'], t.loc[name, 'ci95_high'])} | "
-                     f"{t.loc[name, 'build_rate']:.0%}" if name in t.index else "- | -"
-                     for t in by_room.values()]
+                     f"{t.loc[name, 'build_rate']:.0%} | {int(t.loc[name, 'paired'])}" if name in t.index
+                     else "- | - | -" for t in by_room.values()]
             lines.append(f"| {name} | {' | '.join(cells)} |")
     changed = tables["changes"][tables["changes"]["changed"]]
     lines += ["", f"## What changed with the analysis agent: {len(changed)} of {len(tables['changes'])} findings "
