@@ -437,6 +437,8 @@ class ResultsWriter:
         self._remove_debris(listed)
         self.manifest = manifest
         self.resumed = True
+        if manifest.get("complete") and not self.set_aside:
+            return      # nothing to play: a finished folder is read as it is, not stamped with a resume
         resumed = {"time": _now(), "code_version": code_version()}
         if self.set_aside:
             resumed["set_aside_chunks"] = list(self.set_aside)

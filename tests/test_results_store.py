@@ -87,12 +87,12 @@ def test_duckdb_reads_the_chunks_with_a_glob(finished):
     assert takes == (decisions["kind"] == "take").sum() > 0
 
 
-def test_rerunning_a_finished_run_plays_nothing_and_changes_no_chunk(copy):
-    before = {name: data for name, data in listing(copy).items() if name != "manifest.json"}
+def test_rerunning_a_finished_run_plays_nothing_and_changes_no_file(copy):
+    # A study re-run for its tables reads its finished runs: they stay byte for byte what was played.
+    before = listing(copy)
     games = play(copy)
-    assert {name: data for name, data in listing(copy).items() if name != "manifest.json"} == before
+    assert listing(copy) == before and "resumed" not in read_manifest(copy)
     assert games["game"].tolist() == list(range(9))
-    assert len(read_manifest(copy)["resumed"]) == 1
 
 
 class Killed(BaseException):
