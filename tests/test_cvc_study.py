@@ -66,12 +66,13 @@ def test_the_study_plays_both_agents_on_the_same_deals_writes_its_tables_and_res
     for ban in runs.glob("room_bans/ban_*"):
         if not ban.name.startswith("ban_parlor_"):
             shutil.rmtree(ban)
-    partial = study_tables(runs)["room_bans"]
-    assert list(partial.loc[partial["agent"] == "analysis", "name"]) == ["Parlor"]
-    assert set(partial.loc[partial["agent"] == "analysis", "paired"]) == {4}    # 2 games x 2 barred seats
-    assert (partial["agent"] == "reference").sum() == 24
-    assert "| Parlor | " in summary_markdown(study_tables(runs)) and "| Bakehouse | - | - | - | " in \
-        summary_markdown(study_tables(runs))
+    partial = study_tables(runs)
+    bans = partial["room_bans"]
+    assert list(bans.loc[bans["agent"] == "analysis", "name"]) == ["Parlor"]
+    assert set(bans.loc[bans["agent"] == "analysis", "paired"]) == {4}    # 2 games x 2 barred seats
+    assert (bans["agent"] == "reference").sum() == 24
+    summary = summary_markdown(partial)
+    assert "| Parlor | " in summary and "| Bakehouse | - | - | - | " in summary
     shutil.rmtree(runs / "room_bans" / "ban_parlor_p0"), shutil.rmtree(runs / "room_bans" / "ban_parlor_p1")
     assert set(study_tables(runs)["room_bans"]["agent"]) == {"reference"}     # no ban run started yet
     (out / "tables" / "tiles.parquet").write_bytes(b"not parquet")
