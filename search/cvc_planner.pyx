@@ -27,6 +27,16 @@ Over 10 deals (seed 0), heuristic value: width 1 42.3 points, 4 45.0, 16 45.8, 6
 46.7 and 48.0 at widths 4, 16 and 64. Wider search told
 everything lands where this planner told the deal does (52.0), so the value, not the search, is the limit;
 the beam added nothing the planner lacks and was removed.
+
+Tried and dropped (2026-12-05, learned value, paired with `strongest` = 8 candidates x 8 futures on the strength
+report's solo deals of seed 0, whose 200 deals score 52.9; paired mean +- standard error): 16 candidates x 4
+futures (the same play-outs) lose 2.2 +- 0.6 points (20 deals: picking among more ends on fewer futures picks
+noise); 4 candidates x 16 futures +0.6 +- 1.2 (15 deals); successive halving (8 candidates on 5 futures, the better
+half on 5 more, then the best two on 5 more: 70 play-outs) -0.7 +- 1.0 (16 deals). Told the deal, the same planner
+scores 56.0 [55.6, 56.4] on the 200 deals (+3.1 [2.6, 3.6] over not told). Refining the shipped value by 15 more
+cross-entropy generations (`train_value.policy_search` from it, 24 candidates x 100 deals a generation, 28 CPU-min)
+lifts greedy play from 48.7 to 49.1 on 600 other deals: the linear value has about reached what greedy play with it
+can score, and the greedy play-outs, not the allocation of play-outs or the hidden deal, bound the planner.
 """
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
