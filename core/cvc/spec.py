@@ -69,11 +69,10 @@ SPEC = GameSpec(
                         "difference +0.7 [-1.7, +3.1] (cavekit match cvc --players 1 --agents hard medium "
                         "--duplicate --games 30 --seed 0, 2026-12-04)"),
         Preset("strongest", "cvc_plan:value=learned", players=(1,),
-               cost="20-28 CPU-s a game (2 deals, 3 processes on 2 cores, 2026-12-04)",
-               strength="52.5 points over 15 deals against 50.5 for cvc_plan on the heuristic, same deals "
-                        "(cavekit match cvc --players 1 --agents cvc_plan cvc_plan:value=learned --duplicate "
-                        "--games 40 --seed 0, stopped at 15 deals, 2026-12-04); 52.4 on those deals in a later "
-                        "run, where hard scored 50.3; futures=16 scored 53.3 there (+0.9 [-0.4, +2.3]) at about "
-                        "twice the CPU, past the 60 CPU-s budget on some deals"),
+               cost="30.9 CPU-s a game, at most 44.5 (200 deals of the strength report, 2026-12-05)",
+               strength="solo 52.9 points [52.4, 53.4] over 200 deals, 79% reaching 50, 4% reaching 60; told the "
+                        "deal, the same planner scores 56.0 (cavekit strength cvc --parts solo,ceiling "
+                        "--solo-games 200, results/strength, 2026-12-05); 52.4 where hard scored 50.3 on 15 shared deals "
+                        "(cavekit match cvc --players 1 --duplicate --seed 0, 2026-12-04)"),
     ),
 )
