@@ -23,6 +23,9 @@ candidates; the shared 2-core box with two other runs on it):
     told the deal, level 3 x 10 (this module, 2026-12-04), deals 0-2: 60 51 53 in 25-44 CPU-s;
     told the deal, level 3 x 30 (2026-12-05), deals 0-1: 65 and 60 in 877 and 971 CPU-s: the ceiling keeps
         rising with search (deal 1: 51-53 at 3 x 10), so the 3 x 10 default is a lower bound on it;
+    told the deal, level 3 x 10, the strength report's 200 solo deals (2026-12-05): 55.5 [55.1, 56.0] at 32.3
+        CPU-s a deal (max 48.9), against 56.0 [55.6, 56.4] for the planner told the deal (paired -0.5 [-0.8,
+        -0.1]; the better of the two averages 57.0) and 52.9 for `strongest` not told;
     not told, level 2 x 10, deals 0-2: 53 45 47 (7-10 searches a game, 18-27 CPU-s), against 54 50 56 for
         `strongest`: committing to one sampled deal at a time plays worse than the planner's averaging.
 """
