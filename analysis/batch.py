@@ -20,7 +20,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -265,6 +265,23 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def in_workers(calls: Iterable[Any], jobs: int, *, ordered: bool = False, batch_size: int | str = "auto"
+               ) -> Iterator[Any]:
+    """The results of joblib `calls` (`delayed(f)(...)`) on `jobs` loky worker processes, each as soon as it is
+    ready (in the calls' order when `ordered`). The workers leave Ctrl-C to this process, which keeps what is
+    finished and says so, and they end when it does; with one job the calls run in this process."""
+    from joblib import Parallel
+
+    return_as = "generator" if ordered else "generator_unordered"
+    if jobs == 1:
+        return Parallel(n_jobs=1, return_as=return_as)(calls)
+    # Parallel starts its executor, its workers and their first tasks before it returns; the initializer runs
+    # in each worker as it starts, before it waits for its first task.
+    with _ctrl_c_held():
+        return Parallel(n_jobs=jobs, backend="loky", return_as=return_as, batch_size=batch_size,
+                        initializer=_start_batch_worker, initargs=(os.getpid(),))(calls)
+
+
 def _alive(pid: int) -> bool:
     """Whether a process `pid` exists and has not ended (a zombie, killed but not yet reaped, has ended)."""
     try:
@@ -369,13 +386,8 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
         parent = os.getpid()
         with _finished_games_queue(progress) as finished:
             def run_loky(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
-                # The initializer runs in each worker as it starts, before it waits for its first task.
-                # Parallel starts its executor, its workers and their first tasks before it returns.
-                with _ctrl_c_held():
-                    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                                       batch_size=1, initializer=_start_batch_worker, initargs=(parent,))(
-                        delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls)
-                return results
+                return in_workers((delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls),
+                                  jobs, batch_size=1)
             yield run_loky
         return
 

@@ -2,6 +2,7 @@
 match after its process was killed."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -210,6 +211,33 @@ def _signals(pid: int, field: str) -> int:
     return int(status.split(f"{field}:")[1].split()[0], 16)
 
 
+def _loky_workers(pid: int) -> list[int]:
+    """The loky worker processes under `pid`."""
+    found = []
+    for child in _children(pid):
+        with contextlib.suppress(OSError):
+            if "popen_loky_posix" in Path(f"/proc/{child}/cmdline").read_text():
+                found.append(child)
+    return found
+
+
+def assert_helpers_deaf_to_ctrl_c(process: subprocess.Popen) -> None:
+    """Every helper process of `process` (its 2 loky workers; with a progress bar the queue's manager) was born
+    with Ctrl-C blocked, or ignores it (the resource trackers), while `process` itself hears it."""
+    deadline = time.monotonic() + 120
+    while len(_loky_workers(process.pid)) < 2:
+        assert process.poll() is None and time.monotonic() < deadline, "no 2 workers started within 2 minutes"
+        time.sleep(0.01)
+    ctrl_c = 1 << (signal.SIGINT - 1)
+    for helper in _children(process.pid):
+        if "resource_tracker" in Path(f"/proc/{helper}/cmdline").read_text():
+            # Python's own: started with it blocked, then ignores it
+            assert (_signals(helper, "SigIgn") | _signals(helper, "SigBlk")) & ctrl_c, _describe(helper)
+        else:
+            assert _signals(helper, "SigBlk") & ctrl_c, _describe(helper)
+    assert not _signals(process.pid, "SigBlk") & ctrl_c, "the command itself hears Ctrl-C"
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
 @pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "with progress"])
 def test_the_batch_workers_are_born_deaf_to_ctrl_c(tmp_path, quiet):
@@ -219,16 +247,23 @@ def test_the_batch_workers_are_born_deaf_to_ctrl_c(tmp_path, quiet):
     process = started_match(long_match_command(out, *quiet), out, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        helpers = _children(process.pid)
-        workers = [w for w in helpers if "popen_loky_posix" in Path(f"/proc/{w}/cmdline").read_text()]
-        assert len(workers) == 2
-        ctrl_c = 1 << (signal.SIGINT - 1)
-        for helper in helpers:              # the workers, with a progress bar the queue's manager
-            if "resource_tracker" in Path(f"/proc/{helper}/cmdline").read_text():
-                assert _signals(helper, "SigIgn") & ctrl_c, _describe(helper)   # Python's own: ignores it
-            else:
-                assert _signals(helper, "SigBlk") & ctrl_c, _describe(helper)
-        assert not _signals(process.pid, "SigBlk") & ctrl_c, "the batch itself hears Ctrl-C"
+        assert_helpers_deaf_to_ctrl_c(process)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_the_solo_strength_workers_are_born_deaf_to_ctrl_c(tmp_path):
+    # The solo parts of `cavekit strength cvc` play on workers of their own (`batch.in_workers`), and so do
+    # the value and weights trainers: the same rule as the batch's.
+    command = [sys.executable, "-m", "cavekit.analysis.cli", "strength", "cvc", "--parts", "solo", "--solo-games",
+               "4000", "--strongest", "greedy", "--jobs", "2", "--out", str(tmp_path / "strength")]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert_helpers_deaf_to_ctrl_c(process)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()

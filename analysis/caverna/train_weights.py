@@ -53,10 +53,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from tqdm import tqdm
 
 from ...core import load_game
+from ..batch import in_workers
 from ..cross_entropy import elite_update
 from ...core.api import CHANCE, ConfigError
 from ...core.deal import deal_seed, new_deal
@@ -121,7 +122,7 @@ def cross_entropy(players: int, generations: int, population: int, games: int, s
         bar = tqdm(total=population + 1, disable=not progress, unit="candidate",
                    desc=f"caverna weights, {players} player(s), {agent}, generation {g + 1}/{generations}")
         results = []
-        for result in Parallel(n_jobs=jobs, return_as="generator")(calls):
+        for result in in_workers(calls, jobs, ordered=True):
             results.append(result)
             bar.update()
         bar.close()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from ...core.api import CHANCE, ConfigError, sample_chance_outcome
 from ...core.deal import deal_for_play, deal_seed
@@ -31,7 +31,7 @@ from ...core.registry import load_game
 from ...search import make_agent
 from ...search.agent import resolve_preset
 from ..balance import tie_counts
-from ..batch import agent_record, run_match
+from ..batch import agent_record, in_workers, run_match
 from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
 from ..strength import StrengthFolder, check_parts, command_lines
@@ -143,7 +143,7 @@ def play_solo(spec: str, games: int, seed: int, jobs: int, clairvoyant: bool, pr
         folder.mkdir(parents=True, exist_ok=True)
     with progress_bar(sum(len(chunks[i]) for i in missing), label, "game", progress) as bar:
         calls = (delayed(solo_chunk)(spec, seed, chunks[i], clairvoyant) for i in missing)
-        for table in Parallel(n_jobs=jobs, return_as="generator_unordered")(calls):
+        for table in in_workers(calls, jobs):
             i = int(table["deal"].iloc[0]) // SOLO_CHUNK
             if paths[i]:
                 written = paths[i].with_suffix(".partial")

@@ -35,10 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from tqdm import tqdm
 
 from ...core import load_game
+from ..batch import in_workers
 from ..cross_entropy import elite_update
 from ...core.api import CHANCE
 from ...core.deal import deal_seed, new_deal
@@ -148,7 +149,7 @@ def train(players: int, games: int, iterations: int, seed: int, jobs: int, progr
         calls = (delayed(play_game)(players, value, seed + k, i, candidates, futures) for i in range(games))
         bar = tqdm(total=games, disable=not progress, unit="game", desc=f"cvc value, {players}p, iteration {k + 1}")
         played = []
-        for result in Parallel(n_jobs=jobs, return_as="generator")(calls):
+        for result in in_workers(calls, jobs, ordered=True):
             played.append(result)
             bar.update()
         bar.close()
@@ -199,7 +200,7 @@ def policy_search(entry: dict[str, Any], generations: int, population: int, game
         calls = (delayed(greedy_solo_score)(path, deals_seed, games) for path in paths)
         bar = tqdm(total=len(paths), disable=not progress, unit="candidate", desc=f"cvc value search, generation {g + 1}")
         scores = []
-        for score in Parallel(n_jobs=jobs, return_as="generator")(calls):
+        for score in in_workers(calls, jobs, ordered=True):
             scores.append(score)
             bar.update()
         bar.close()
