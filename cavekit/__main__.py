@@ -1,7 +1,7 @@
 """`python -m cavekit`: the `cavekit` command."""
 import sys
 
-from cavekit.analysis.cli import main
+from cavekit.launch import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -155,3 +156,27 @@ def test_play_and_tournament_take_an_engine(tmp_path):
                            "--engine", "reference", "--quiet", "--n-boot", "0", "--out", str(tmp_path / "t"))
     assert done.returncode == 0, done.stderr
     assert "--engine reference" in (tmp_path / "t" / "tournament.json").read_text()
+
+
+CTRL_C_ON_IMPORT = """
+import os, signal, sys
+module = sys.argv.pop(1)
+class CtrlCOnImport:
+    # presses Ctrl-C when the command first imports `module`, as a user may while it loads
+    def find_spec(self, name, path=None, target=None):
+        if name == module:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, CtrlCOnImport())
+from cavekit.launch import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("module", ["scipy", "cavekit.analysis.caverna.commands"],
+                         ids=["while the command loads", "while the games' commands load"])
+def test_ctrl_c_while_the_command_loads_is_one_line(module):
+    done = subprocess.run([sys.executable, "-c", CTRL_C_ON_IMPORT, module, "games"], capture_output=True, text=True,
+                          timeout=300, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (done.returncode, done.stderr) == (130, "cavekit: interrupted\n")

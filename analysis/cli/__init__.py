@@ -36,7 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run `cavekit` with `argv` (default: the process's arguments); the exit status."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)     # (the games' own commands are loaded here)
+    except KeyboardInterrupt:
+        print("cavekit: interrupted", file=sys.stderr)
+        return 130
     args.argv = list(sys.argv[1:] if argv is None else argv)    # the command as typed (for resume messages)
     try:
         return args.run(args)
