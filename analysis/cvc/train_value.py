@@ -24,6 +24,23 @@ command that made them and each iteration's mean score and fit. Game i of iterat
 `deal_seed(seed + k, i)` and its choices are seeded from the same number, so the file depends on the seed and
 the arguments only (not on `--jobs`); weights are rounded to 6 decimals so that the last bits of a machine's
 linear algebra do not change the games of the next iteration.
+
+Tried and dropped (2026-12-05, solo, a scratch script on the shipped value): imitating the planner. At each
+decision of a game the first 32 segment ends in `rank_ends` order were each described by the value's inputs
+(points, and the features times the share of turns left and its square, averaged over a room turned up), and a
+conditional logit (softmax over the ends; ridge towards the shipped weights, or a residual network of 8 or 32
+tanh units on the standardised features and share) was fitted to the end the teacher chose; deals split 70/30.
+- Teacher `cvc_plan:value=learned` told the deal (55.5 points on those deals), 100 deals, 2,506 decisions: it
+  takes the value's own best end in 89% of them. Held out, the refits agree with it less than the shipped value
+  does (linear 78-79%, network 60-76%, against 89%); fitted as greedy play's value and iterated (60 deals an
+  iteration), greedy play scored 48.9 and 48.5 on 200 other deals, against 48.8 with the shipped value.
+- Teacher `strongest` (8 candidates x 8 sampled futures, 52.9 on those deals), 40 deals, 972 decisions: it
+  takes the value's best end in 52%. Where it departs, it keeps goods (+0.9 food, +0.3 wood, +0.3 stone, a room
+  it can afford in the display) for 1.2 points fewer scored so far; held out, no refit predicts its choices
+  better than the shipped value (44-53% against 54%).
+The teacher's departures are not predictable from these features (told, they read the deal; not told, they are
+mostly the noise of eight sampled futures), so imitation gives the greedy play-outs nothing that the
+cross-entropy search on their score has not; a better value needs inputs this one lacks.
 """
 from __future__ import annotations
 
