@@ -265,6 +265,12 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def check_jobs(jobs: Any) -> None:
+    """Refuse a number of worker processes that is not a whole number of at least 1."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, not {jobs!r}")
+
+
 def in_workers(calls: Iterable[Any], jobs: int, *, ordered: bool = False, batch_size: int | str = "auto"
                ) -> Iterator[Any]:
     """The results of joblib `calls` (`delayed(f)(...)`) on `jobs` loky worker processes, each as soon as it is
@@ -272,6 +278,7 @@ def in_workers(calls: Iterable[Any], jobs: int, *, ordered: bool = False, batch_
     finished and says so, and they end when it does; with one job the calls run in this process."""
     from joblib import Parallel
 
+    check_jobs(jobs)
     return_as = "generator" if ordered else "generator_unordered"
     if jobs == 1:
         return Parallel(n_jobs=1, return_as=return_as)(calls)
@@ -469,8 +476,7 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     game = load_game(game_name, **game_params)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ConfigError(f"a match needs at least 1 game, not {games!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ConfigError(f"jobs must be at least 1, not {jobs!r}")
+    check_jobs(jobs)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"the master seed must be a non-negative integer, not {seed!r}")
     if backend not in BACKENDS:

@@ -156,3 +156,11 @@ def test_the_report_says_how_many_games_the_tie_break_decided_and_who_won_them()
                                                     tie_break_won_by_first_player=6, draws=1)
     report = format_report(tied)
     assert "| `strong` vs `weak` | 9 | 8 | 6 | 1 |" in report
+
+
+def test_no_workers_is_refused_in_one_line_before_anything_is_written(tmp_path):
+    out = tmp_path / "s"
+    done = subprocess.run(CLI + ["strength", "cvc", "--parts", "solo", "--jobs", "0", "--quiet", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "cavekit: error: jobs must be at least 1, not 0\n")
+    assert not out.exists()

@@ -31,7 +31,7 @@ from ...core.registry import load_game
 from ...search import make_agent
 from ...search.agent import resolve_preset
 from ..balance import tie_counts
-from ..batch import agent_record, in_workers, run_match
+from ..batch import agent_record, check_jobs, in_workers, run_match
 from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
 from ..strength import StrengthFolder, check_parts, command_lines
@@ -201,6 +201,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
                     progress: bool = True) -> dict[str, Any]:
     """Run the chosen parts of the report into `out` and return the whole summary."""
     check_parts(parts, PARTS)
+    check_jobs(jobs)
     if games < 2 or games % 2:
         raise ConfigError(f"--games must be even and at least 2 (every deal is played with both seatings), not {games}")
     folder = StrengthFolder(out, command)
