@@ -122,8 +122,8 @@ def deal_and_rotation(index: int, assignments: int, duplicate: bool) -> tuple[in
     return (index // assignments if duplicate else index), index % assignments
 
 
-def _play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int, duplicate: bool,
-                   recorder: DecisionRecorder | None = None) -> dict[str, Any]:
+def play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int, duplicate: bool,
+                  recorder: DecisionRecorder | None = None) -> dict[str, Any]:
     """Game `index` of a match: its deal and seat rotation from the index, agents seeded from child `index`."""
     deal_index, rotation = deal_and_rotation(index, seat_assignments(game.num_players, len(agent_specs)), duplicate)
     seats = [agent_specs[(p + rotation) % len(agent_specs)] for p in range(game.num_players)]
@@ -166,7 +166,7 @@ def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequenc
     recorder = DecisionRecorder(game) if record_decisions else None
     rows = []
     for i in range(first_game, stop_game):
-        rows.append(_play_numbered(game, agent_specs, seed, i, duplicate, recorder))
+        rows.append(play_numbered(game, agent_specs, seed, i, duplicate, recorder))
         if on_game is not None:
             on_game(index)
     schema = games_schema(game.num_players, game_name if with_outcomes else None)

@@ -4,8 +4,10 @@ A player's expected final points are the points scored so far (rooms and gold) p
 promises: `value_features` (goods, spaces, walls, the display, the rooms the player owns, the tiles face up)
 weighed by a weight that is a quadratic in the share of turns left, `share * a + share**2 * b`, so the promise
 vanishes as the game ends and the value becomes the score. The weights `a` and `b` per feature, one set per
-player count, are fitted by least squares to the final scores of self-play games
-(`cavekit.analysis.cvc.train_value`, which writes `data/cvc_value.json` with the command that made it).
+player count, are made by `cavekit.analysis.cvc.train_value` (which writes `data/cvc_value.json` with the
+command that made it): solo, fitted by least squares to the final scores of self-play games and refined by
+policy search on greedy play's score; with two players, the hand-written heuristic's weights refined by policy
+search on greedy play's lead over the heuristic's greedy play.
 
 As with the hand-written heuristic (`cvc_heuristic`), solo a position is worth its expected points, and with
 two players `tanh((own - opponent's) / scale)`. `core/cvc/compiled.pyx`'s `value_features` and

@@ -129,3 +129,56 @@ def test_the_shipped_value_is_what_its_recorded_command_makes(tmp_path):
     made = train(tmp_path, "made.json", *args, "--jobs", "2")
     assert made["models"] == shipped["models"]
     assert made["training"] == shipped["training"]
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_the_heuristic_written_as_a_model_evaluates_every_position_as_the_heuristic(tmp_path, players):
+    # The two-player policy search starts from it, so generation 1's mean is the heuristic itself.
+    from cavekit.analysis.cvc.train_value import heuristic_entry, value_file
+    path = tmp_path / "heuristic.json"
+    path.write_text(json.dumps(value_file({players: heuristic_entry()}, [], "")))
+    for state in random_positions(players, 6, seed=10 + players):
+        assert evaluation_values(state, str(path)) == pytest.approx(heuristic_values(state), abs=1e-9)
+
+
+def test_greedy_margin_is_the_lead_over_greedy_in_the_games_cavekit_match_plays(tmp_path):
+    from cavekit.analysis.batch import run_match
+    from cavekit.analysis.cvc.train_value import greedy_margin, heuristic_entry, value_file
+    path = tmp_path / "heuristic.json"
+    path.write_text(json.dumps(value_file({2: heuristic_entry()}, [], "")))
+    spec = f"cvc_expectimax:depth=1,value={path}"
+    games = run_match("cvc", [spec, "greedy"], 4, seed=9, progress=False, duplicate=True)
+    leads = [(row.score_0 - row.score_1) * (1 if row.agent_0 == spec else -1) for row in games.itertuples()]
+    assert greedy_margin(str(path), 9, 4) == pytest.approx(np.mean(leads))
+
+
+def test_the_two_player_policy_search_is_reproducible_and_moves_only_each_seats_own_weights(tmp_path):
+    from cavekit.analysis.cvc.train_value import greedy_margin, heuristic_entry, policy_search, value_file
+    start = heuristic_entry()
+    runs = []
+    for jobs in (1, 2):
+        work = tmp_path / f"jobs{jobs}"
+        work.mkdir()
+        runs.append(policy_search(start, 1, 3, 2, 4, jobs, False, work, players=2))
+    (model, history), again = runs
+    assert again == runs[0]
+    assert history[0]["generation"] == 1 and history[0]["best_candidate"] >= history[0]["elite_mean"]
+    path = tmp_path / "start.json"
+    path.write_text(json.dumps(value_file({2: start}, [], "")))
+    assert history[0]["mean_before"] == round(greedy_margin(str(path), 4 + 1000, 2), 3)
+    moved = {name for name, before, after in zip(VALUE_FEATURES, start["by_share"], model["by_share"])
+             if before != after}
+    assert moved and moved <= {"wood", "stone", "emmer", "flax", "food", "gold", "empty_space", "diggable_space",
+                               "face_down_space", "own_walls", "usable_space", "best_fitting_room",
+                               "best_affordable_room", "orange_lead"}
+    assert model["scale"] == start["scale"]
+
+
+def test_an_odd_number_of_two_player_search_games_is_refused_in_one_line():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "cavekit.analysis.cvc.train_value", "--players", "2",
+                           "--search-generations", "1", "--search-games", "3"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--search-games must be even with two players" in done.stderr

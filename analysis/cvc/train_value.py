@@ -12,12 +12,23 @@ worse (42.4 points against 44.2). The weights are the ridge least-squares fit of
 features times the share of turns left and times its square. Two players also fit `scale`, the lead in
 expected points that makes tanh(lead / scale) predict the winner best (maximum likelihood, draws half).
 
-Solo, the fit is then refined by policy search (`--search-generations`): the cross-entropy method on the
-weights, each candidate scored by the mean final score of greedy play with it on `--search-games` deals
-(new deals each generation, the same for every candidate of one generation). A fit predicts outcomes; the
-search asks directly which weights make the play-out policy score most, which is what the planner needs.
+The models are then refined by policy search (`--search-generations`): the cross-entropy method on the
+weights, each candidate judged by greedy play with it on `--search-games` games (new deals each generation,
+the same for every candidate of one generation). A fit predicts outcomes; the search asks directly which
+weights make greedy play do best, which is what the searchers need. Solo, it starts from the fit and a
+candidate's fitness is greedy play's mean final score. With two players it starts from the hand-written
+heuristic, since the two-player fit lost to it (`cvc_turn_mcts:iterations=500` with it won 8 of 20 games against
+the same search on the heuristic, 2026-12-04), and moves only the weights of each seat's own goods and cave
+(`searched_weights`); a candidate's fitness is the mean point lead of greedy play with it
+(`cvc_expectimax:depth=1,value=...`) over `greedy`, the heuristic's, on duplicate deals (`greedy_margin`).
+The shipped file's command (below the example) took about 45 min on 2 cores (2026-12-05); its two-player search
+moved greedy play's lead from +0.45 points a game (the heuristic) to +5.4 to +7.9 (generations 16-20's means,
+each on its generation's 20 new deals); a first scratch run of the same search (120 games a candidate, 36
+weights) reached +3 in four generations.
 
     python -m cavekit.analysis.cvc.train_value --games 30 --iterations 2 --seed 0 --jobs 2
+    python -m cavekit.analysis.cvc.train_value --games 20 --iterations 2 --candidates 8 --futures 2 --seed 0 \
+        --search-generations 20 --search-population 24 --search-games 40 --players 1 2 --jobs 2   # the shipped file
 
 writes `search/data/cvc_value.json` (with `--out`, another file) holding both player counts' weights, the
 command that made them and each iteration's mean score and fit. Game i of iteration k is played on deal
@@ -56,14 +67,14 @@ from joblib import delayed
 from tqdm import tqdm
 
 from ...core import load_game
-from ..batch import in_workers
+from ..batch import in_workers, play_numbered
 from ..cross_entropy import elite_update
 from ...core.api import CHANCE
 from ...core.deal import deal_seed, new_deal
 from ...search.cvc_evaluation import compiled_value_features
 from ...search.cvc_planner import GreedyPolicy, Planner, future_of_deal, sample_future
 from ...search.cvc_value import VALUE_FEATURES, VALUE_FILE, parse_value_file, points_scored
-from ...search.cvc_heuristic import cvc_turns_left_share
+from ...search.cvc_heuristic import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS, cvc_turns_left_share
 
 PLAYER_COUNTS = (1, 2)
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "search" / "data" / VALUE_FILE
@@ -75,6 +86,9 @@ DECIMALS = 6
 ELITE = 4               # the policy search keeps the best quarter of each generation
 SMOOTHING = 0.7         # share of the new mean and spread taken from the elite (the rest kept)
 MIN_SPREAD = 0.05
+START_SPREAD = {1: 0.5, 2: 0.3}   # the policy search's first spread per weight (the heuristic's are 0.25 to 1.5)
+SHARED_FEATURES = ("wall_supply", "display_rooms", "display_vp", "cavern_open", "constant")   # and tile:*
+HEURISTIC_FEATURE = {"built_wall": "own_walls"}     # the heuristic's feature names that the value names otherwise
 
 
 def play_game(players: int, value: str, master_seed: int, index: int, candidates: int, futures: int
@@ -199,26 +213,63 @@ def greedy_solo_score(value: str, seed: int, games: int) -> float:
     return total / games
 
 
+def greedy_margin(value: str, seed: int, games: int) -> float:
+    """Mean point lead of greedy play with `value` (`cvc_expectimax:depth=1`) over `greedy` (the heuristic) in
+    games 0 .. games-1 of a duplicate two-player match of master seed `seed` (as `cavekit match --duplicate`
+    plays them: deal i // 2, the seats swapped every game), so candidates are compared on the same deals."""
+    game = load_game("cvc", players=2)
+    spec = f"cvc_expectimax:depth=1,value={value}"
+    lead = 0.0
+    for i in range(games):
+        row = play_numbered(game, [spec, "greedy"], seed, i, duplicate=True)
+        seat = 0 if row["agent_0"] == spec else 1
+        lead += row[f"score_{seat}"] - row[f"score_{1 - seat}"]
+    return lead / games
+
+
+def searched_weights(players: int) -> np.ndarray:
+    """Indices (into by_share then by_share2) of the weights the policy search moves: solo every one; with two
+    players those of each seat's own goods and cave but its rooms (features both seats share, such as the
+    display and the tiles face up, cancel in the lead, and a room's worth is mostly the points it scored)."""
+    n = len(VALUE_FEATURES)
+    if players == 1:
+        return np.arange(2 * n)
+    own = [i for i, name in enumerate(VALUE_FEATURES)
+           if name not in SHARED_FEATURES and not name.startswith(("tile:", "room:"))]
+    return np.asarray(own + [n + i for i in own])
+
+
 def policy_search(entry: dict[str, Any], generations: int, population: int, games: int, seed: int, jobs: int,
-                  progress: bool, workdir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Refine a solo model by the cross-entropy method on greedy play's score (see the module doc)."""
-    mean = np.asarray(entry["by_share"] + entry["by_share2"])
-    spread = np.full(len(mean), 0.5)
+                  progress: bool, workdir: Path, players: int = 1) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Refine a model by the cross-entropy method on greedy play (see the module doc): solo on its score, with
+    two players on its lead over the heuristic's greedy play (`greedy_margin`)."""
+    start = np.asarray(entry["by_share"] + entry["by_share2"])
+    moved = searched_weights(players)
+    mean = start[moved]
+    spread = np.full(len(mean), START_SPREAD[players])
     rng = np.random.default_rng(seed)
+    score = greedy_solo_score if players == 1 else greedy_margin
+
+    def model(x: np.ndarray) -> dict[str, Any]:
+        weights = start.copy()
+        weights[moved] = x
+        return model_entry(weights, entry["scale"])
+
     history = []
     for g in range(generations):
         deals_seed = seed + 1000 + g
         candidates = [(mean + spread * rng.standard_normal(len(mean))).round(DECIMALS) for _ in range(population)]
         paths = []
         for k, weights in enumerate([mean, *candidates]):
-            path = workdir / f"search-{g}-{k}.json"
-            path.write_text(json.dumps(value_file({1: solo_entry(weights)}, [], "")))
+            path = workdir / f"search-{players}p-{g}-{k}.json"
+            path.write_text(json.dumps(value_file({players: model(weights)}, [], "")))
             paths.append(str(path))
-        calls = (delayed(greedy_solo_score)(path, deals_seed, games) for path in paths)
-        bar = tqdm(total=len(paths), disable=not progress, unit="candidate", desc=f"cvc value search, generation {g + 1}")
+        calls = (delayed(score)(path, deals_seed, games) for path in paths)
+        bar = tqdm(total=len(paths), disable=not progress, unit="candidate",
+                   desc=f"cvc value search, {players}p, generation {g + 1}")
         scores = []
-        for score in in_workers(calls, jobs, ordered=True):
-            scores.append(score)
+        for result in in_workers(calls, jobs, ordered=True):
+            scores.append(result)
             bar.update()
         bar.close()
         fitness = np.asarray(scores[1:])
@@ -228,13 +279,23 @@ def policy_search(entry: dict[str, Any], generations: int, population: int, game
                         "best_candidate": round(float(fitness.max()), 3),
                         "elite_mean": round(float(np.sort(fitness)[-len(elite):].mean()), 3),
                         "spread": round(float(spread.mean()), 4)})
-    return solo_entry(mean), history
+    return model(mean), history
 
 
-def solo_entry(weights: np.ndarray) -> dict[str, Any]:
-    """A solo model's entry from its weights (by_share then by_share2)."""
+def heuristic_entry() -> dict[str, Any]:
+    """The hand-written heuristic as a model: its weights on the same features, nothing on the share squared,
+    its two-player scale (it evaluates every position exactly as `value=heuristic` does)."""
+    weights = np.zeros(2 * len(VALUE_FEATURES))
+    for name, weight in CVC_WEIGHTS.items():
+        weights[VALUE_FEATURES.index(HEURISTIC_FEATURE.get(name, name))] = weight
+    return model_entry(weights, CVC_DIFFERENCE_SCALE)
+
+
+def model_entry(weights: np.ndarray, scale: float) -> dict[str, Any]:
+    """A model's entry from its weights (by_share then by_share2) and two-player scale."""
     n = len(VALUE_FEATURES)
-    return {"by_share": [float(w) for w in weights[:n]], "by_share2": [float(w) for w in weights[n:]], "scale": 10.0}
+    return {"by_share": [float(w) for w in weights[:n]], "by_share2": [float(w) for w in weights[n:]],
+            "scale": float(scale)}
 
 
 def value_file(models: dict[int, dict[str, Any]], history: list[dict[str, Any]], command: str) -> dict[str, Any]:
@@ -253,9 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--candidates", type=int, default=8, help="segment ends sampled per turn start (default 8)")
     parser.add_argument("--futures", type=int, default=2, help="play-outs per sampled end (default 2)")
     parser.add_argument("--search-generations", type=int, default=0,
-                        help="solo: cross-entropy generations refining the fit (default 0: none)")
+                        help="cross-entropy generations refining the model (default 0: none)")
     parser.add_argument("--search-population", type=int, default=24, help="candidates per generation (default 24)")
-    parser.add_argument("--search-games", type=int, default=40, help="deals each candidate plays (default 40)")
+    parser.add_argument("--search-games", type=int, default=40, help="games each candidate plays (default 40)")
     parser.add_argument("--players", type=int, nargs="+", default=list(PLAYER_COUNTS), choices=PLAYER_COUNTS)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the value file (default the package's {VALUE_FILE})")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -264,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
             args.search_games) < 1 or args.seed < 0 or args.search_generations < 0):
         parser.error("--games, --iterations, --jobs, --candidates, --futures, --search-population and "
                      "--search-games must be at least 1, --seed and --search-generations at least 0")
+    if 2 in args.players and args.search_generations and args.search_games % 2:
+        parser.error(f"--search-games must be even with two players (each deal is played with both seatings), "
+                     f"not {args.search_games}")
     settings = (("games", args.games), ("iterations", args.iterations), ("candidates", args.candidates),
                 ("futures", args.futures), ("seed", args.seed))
     if args.search_generations:
@@ -277,11 +341,13 @@ def main(argv: list[str] | None = None) -> int:
             models[players], figures = train(players, args.games, args.iterations, args.seed, args.jobs,
                                              not args.quiet, Path(scratch), args.candidates, args.futures)
             history += [{"players": players, **row} for row in figures]
-            if players == 1 and args.search_generations:
-                models[1], figures = policy_search(models[1], args.search_generations, args.search_population,
-                                                   args.search_games, args.seed, args.jobs, not args.quiet,
-                                                   Path(scratch))
-                history += [{"players": 1, **row} for row in figures]
+            if args.search_generations:
+                # Two players start from the heuristic, which the fit does not beat (see the module doc).
+                start = models[1] if players == 1 else heuristic_entry()
+                models[players], figures = policy_search(start, args.search_generations, args.search_population,
+                                                         args.search_games, args.seed, args.jobs, not args.quiet,
+                                                         Path(scratch), players)
+                history += [{"players": players, **row} for row in figures]
     document = value_file(models, history, command)
     parse_value_file(json.dumps(document), str(args.out))          # what is written must load
     args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
