@@ -21,7 +21,8 @@ ctypedef struct Evaluator:
     CaveMemo* memo                              # NULL, or one per seat, owned by the searcher (`use_memo`)
 
 cdef Evaluator HEURISTIC                        # the hand-written heuristic (`value=heuristic`)
-cdef double expected_points(const GameState* s, int player, double share, const Evaluator* ev) noexcept nogil
+cdef double expected_points(const GameState* s, int player, double share, const double* w,
+                            const Evaluator* ev) noexcept nogil
 cdef void evaluate(const GameState* s, double* out, const Evaluator* ev) noexcept nogil
 cdef Evaluator make_evaluator(str value, int players) except *
 cdef void use_memo(Evaluator* ev, CaveMemo* memo) noexcept

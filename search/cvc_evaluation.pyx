@@ -13,8 +13,8 @@ from libc.math cimport tanh
 from libc.string cimport memcmp, memcpy, memset
 
 from cavekit.core.cvc.compiled cimport (NUM_FEATURES, NUM_VALUE_FEATURES, Board, BoardFacts, CoreState, GameState,
-                                        board_facts, is_terminal, player_features_of, returns, scores,
-                                        turns_left_share, value_features, value_features_of)
+                                        board_facts, is_terminal, own_value_dot, player_features_of, returns,
+                                        shared_value_dot, turns_left_share, value_features)
 
 from ..core.api import ConfigError
 from ..core.cvc.compiled import CompiledState
@@ -80,41 +80,42 @@ cdef const BoardFacts* cave_facts(const GameState* s, int player, const Evaluato
     return &m.facts
 
 
-cdef double expected_points(const GameState* s, int player, double share, const Evaluator* ev) noexcept nogil:
-    """`player`'s expected final points: cvc_heuristic.cvc_expected_points or cvc_value.expected_points."""
+cdef double expected_points(const GameState* s, int player, double share, const double* w,
+                            const Evaluator* ev) noexcept nogil:
+    """`player`'s expected final points (cvc_heuristic.cvc_expected_points; learned: cvc_value.expected_points
+    without the features both seats share, `w` being its weights at this share of turns left)."""
     cdef BoardFacts scratch
     cdef const BoardFacts* facts = cave_facts(s, player, ev, &scratch)
     cdef double f[NUM_FEATURES]
-    cdef double v[NUM_VALUE_FEATURES]
-    cdef double potential = 0.0, late = 0.0
+    cdef double potential = 0.0
     cdef int i
-    cdef int points[2]
-    if ev.kind == HEURISTIC_VALUE:
-        player_features_of(s, player, facts, f)
-        for i in range(1, NUM_FEATURES):
-            potential += WEIGHTS[i] * f[i]
-        return f[0] + share * potential
-    # The points come from `scores`: player_features would repeat the display and reach computations that
-    # value_features makes. (The sums keep the Python twin's order, so both round alike.)
-    value_features_of(s, player, facts, v)
-    for i in range(NUM_VALUE_FEATURES):
-        potential += ev.by_share[i] * v[i]
-        late += ev.by_share2[i] * v[i]
-    scores(s, points)
-    return points[player] + share * potential + share * share * late
+    if ev.kind == LEARNED_VALUE:
+        return own_value_dot(s, player, facts, w)
+    player_features_of(s, player, facts, f)
+    for i in range(1, NUM_FEATURES):
+        potential += WEIGHTS[i] * f[i]
+    return f[0] + share * potential
 
 
 cdef void evaluate(const GameState* s, double* out, const Evaluator* ev) noexcept nogil:
     """The position's value for each player (exact returns once the game is over)."""
     cdef double share, lead
+    cdef double w[NUM_VALUE_FEATURES]
+    cdef int i
     if is_terminal(s):
         returns(s, out)
         return
     share = turns_left_share(s)
+    if ev.kind == LEARNED_VALUE:
+        for i in range(NUM_VALUE_FEATURES):
+            w[i] = share * ev.by_share[i] + share * share * ev.by_share2[i]
     if s.num_players == 1:
-        out[0] = expected_points(s, 0, share, ev)
+        out[0] = expected_points(s, 0, share, w, ev)
+        if ev.kind == LEARNED_VALUE:
+            out[0] += shared_value_dot(s, w)
         return
-    lead = tanh((expected_points(s, 0, share, ev) - expected_points(s, 1, share, ev)) / ev.scale)
+    # The features both seats share add the same to each seat's expected points, so they cancel in the lead.
+    lead = tanh((expected_points(s, 0, share, w, ev) - expected_points(s, 1, share, w, ev)) / ev.scale)
     out[0] = lead
     out[1] = -lead
 

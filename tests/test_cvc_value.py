@@ -50,6 +50,27 @@ def test_the_c_learned_value_is_the_readable_one(players):
             assert heuristic_values(state) == evaluation_values(state, "heuristic")
 
 
+@pytest.mark.parametrize("players", [1, 2])
+def test_the_c_value_of_any_weights_is_the_readable_one(tmp_path, players):
+    # Random weights on every feature, the shared ones too: the C sum leaves those out of a two-player lead,
+    # where they cancel, and must still give the readable model's numbers.
+    import math
+    from cavekit.search.cvc_heuristic import cvc_turns_left_share
+    rng = np.random.default_rng(players)
+    entry = {"by_share": rng.normal(size=len(VALUE_FEATURES)).tolist(),
+             "by_share2": rng.normal(size=len(VALUE_FEATURES)).tolist(), "scale": 7.0}
+    path = tmp_path / "random.json"
+    path.write_text(json.dumps({"features": list(VALUE_FEATURES), "models": {str(players): entry}}))
+    model = load_value(players, str(path))
+    for k, state in enumerate(random_positions(players, 3, seed=20 + players)):
+        if k % 4 == 0:
+            d, share = state.to_dict(), cvc_turns_left_share(state)
+            points = [model.expected_points(d, p, share) for p in range(players)]
+            expected = points if players == 1 else [math.tanh((points[0] - points[1]) / 7.0),
+                                                     -math.tanh((points[0] - points[1]) / 7.0)]
+            assert evaluation_values(state, str(path)) == pytest.approx(expected, abs=1e-9)
+
+
 def test_the_shipped_value_covers_both_player_counts_and_every_feature():
     models = shipped_models()
     assert sorted(models) == [1, 2]

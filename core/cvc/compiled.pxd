@@ -120,6 +120,8 @@ cdef enum:
     NUM_VALUE_FEATURES = 55
 cdef void value_features(const GameState* s, int player, double* out) noexcept nogil
 cdef void value_features_of(const GameState* s, int player, const BoardFacts* facts, double* out) noexcept nogil
+cdef double own_value_dot(const GameState* s, int player, const BoardFacts* facts, const double* w) noexcept nogil
+cdef double shared_value_dot(const GameState* s, const double* w) noexcept nogil
 
 cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s

@@ -1731,3 +1731,47 @@ cdef void value_features_of(const GameState* s, int player, const BoardFacts* fa
     for i in range(s.num_revealed):
         out[V_TILE + s.revealed[i]] = 1.0
     out[V_CONSTANT] = 1.0
+
+
+cdef double own_value_dot(const GameState* s, int player, const BoardFacts* facts, const double* w) noexcept nogil:
+    """`player`'s points plus the sum of `w[i] * value_features_of(...)[i]` over the features of the player's own
+    cave and goods (`shared_value_dot` has the rest). The learned value's leaf sum, without building the
+    55-long vector: its zeros and sequential dot product were a third of a search's time (perf)."""
+    cdef const Board* b = &s.players[player]
+    cdef DisplayFit fit = display_fit(s, b, facts)
+    cdef int i, g, room, points = b.goods[GOLD], face_down = 0, orange = 0, blue = 0
+    cdef double total = 0.0
+    for i in range(NUM_SPACES):
+        room = b.spaces[i]
+        if room >= 0:
+            points += ROOM_VP[room]
+            if room < CAVE_ENTRANCE:
+                total += w[V_OWN_ROOM + room]
+            if ROOM_ORANGE[room]:
+                orange += 1
+            else:
+                blue += 1
+        elif room == FACE_DOWN:
+            face_down += 1
+    for g in range(6):
+        total += w[V_GOODS + g] * b.goods[g]
+    total += (w[V_EMPTY] * fit.empty + w[V_DIGGABLE] * facts.diggable + w[V_FACE_DOWN] * face_down
+              + w[V_OWN_WALLS] * popcount(b.walls) + w[V_USABLE] * fit.usable + w[V_BEST_FITTING] * fit.best
+              + w[V_BEST_AFFORDABLE] * fit.affordable + w[V_ORANGE_LEAD] * (orange - blue))
+    return points + total
+
+
+cdef double shared_value_dot(const GameState* s, const double* w) noexcept nogil:
+    """The sum of `w[i] * value_features_of(...)[i]` over the features every seat has alike (wall supply,
+    display, Additional Cavern, face-up tiles, constant): with two players they cancel in the lead."""
+    cdef int i, room, built = 0
+    cdef double total = w[V_CONSTANT] + w[V_CAVERN_OPEN] * (s.cavern_owner < 0)
+    for i in range(s.num_players):
+        built += popcount(s.players[i].walls)
+    total += w[V_WALL_SUPPLY] * (WALL_SUPPLY - built)
+    for room in range(CAVE_ENTRANCE):
+        if (s.display >> room) & 1:
+            total += w[V_DISPLAY_ROOMS] + w[V_DISPLAY_VP] * ROOM_VP[room]
+    for i in range(s.num_revealed):
+        total += w[V_TILE + s.revealed[i]]
+    return total
