@@ -51,16 +51,16 @@ SPEC = GameSpec(
         Preset("hard", "cvc_turn_mcts:iterations=1000,c=0.4,widening=0.5", players=(2,),
                cost="10.6 s a game for both seats against medium (strength report, 2026-12-04)",
                strength="63.2% [58.4, 67.8] of 400 games against medium (cavekit strength cvc --parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04)"),
-        # More iterations fit the 1 CPU-s budget a move, but buy little against greedy (2026-12-05): 16,000
-        # cost 0.7-0.9 CPU-s a move, and replaying the 25 games of the strength report that 6,000 lost to greedy
-        # and 25 of its wins (same deals and seeds) won 21 and 24 of them: about 4.8% lost against 6.25%
-        # (seed 0, a loss rate estimated from 50 games), short of the 3% the 97% target allows.
-        Preset("strongest", "cvc_turn_mcts:iterations=6000,c=0.4,widening=0.5", players=(2,),
-               cost="0.26 CPU-s a move over 414 moves against greedy (cavekit strength cvc --parts cost, "
-                    "2026-12-04)",
-               strength="85.8% [82.0, 88.8] of 400 games against cvc_turn_mcts:iterations=500, 93.8% "
-                        "[90.9, 95.7] against greedy and 66.8% [62.0, 71.2] against hard (cavekit strength cvc "
-                        "--parts matches,ladder --games 400 --jobs 2 --out results/strength, 2026-12-04/05)"),
+        # The turn MCTS on the learned two-player value (analysis/cvc/train_value.py). With the heuristic,
+        # iterations bought little against greedy: 16,000 (0.7-0.9 CPU-s a move) lost about 4.8% of games where
+        # 6,000 lost 6.25%. Replaying the 25 games of the heuristic's 6,000-iteration report that it lost to
+        # greedy and 25 of its wins (same deals and agent seeds, 2026-12-05), the learned value won 24 and 25
+        # at 2,000 iterations, 25 and 24 at 4,000: 2,000 is kept, as strong against greedy at half the CPU.
+        Preset("strongest", "cvc_turn_mcts:iterations=2000,c=0.4,widening=0.5,value=learned", players=(2,),
+               cost="0.26 CPU-s a move over 416 moves against greedy (analysis.cvc.strength.move_cost, 4 games, "
+                    "seed 0, 2026-12-05)",
+               strength="replayed on 50 deals of the heuristic strongest's report against greedy (25 it lost, "
+                        "25 it won; seed 0, 2026-12-05): won 49"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
                cost="6.5 s a game (wall, 15 deals, 3 processes on 2 cores, 2026-12-04)",
                strength="solo 49.7 points over 15 deals, 53% reaching 50 (cavekit match cvc --players 1 --agents "
