@@ -87,6 +87,19 @@ def test_a_run_of_some_parts_keeps_the_others_and_says_which_command_made_each(t
     assert "decided by the tie-break" in report and summary["parts"]["match:strongest_vs_greedy"]["tied_on_points"] >= 0
 
 
+def test_one_match_can_be_run_alone_as_a_part(tmp_path):
+    # After one agent changes, its match is re-run without replaying the others.
+    out = tmp_path / "strength"
+    done = subprocess.run(CLI + ["strength", "cvc", "--parts", "match:strongest_vs_greedy", "--strongest", "greedy",
+                                 "--games", "2", "--jobs", "1", "--quiet", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["parts"]) == {"match:strongest_vs_greedy"}
+    assert summary["parts"]["match:strongest_vs_greedy"]["games"] == 2
+    assert (out / "strongest_vs_greedy").is_dir() and not (out / "strongest_vs_mcts").exists()
+
+
 def test_a_solo_table_from_before_the_nrpa_ceiling_keeps_its_games(tmp_path):
     """A report folder made before solo.parquet had its `part` column gains the new part beside the old ones."""
     out = tmp_path / "strength"
@@ -107,6 +120,7 @@ def test_bad_parts_and_odd_game_counts_are_refused_saying_what_is_allowed(tmp_pa
     base = CLI + ["strength", "cvc", "--jobs", "1", "--quiet", "--out", str(tmp_path / "s")]
     done = subprocess.run(base + ["--parts", "solo,bogus"], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "unknown report part(s) bogus" in done.stderr and "ladder" in done.stderr
+    assert "match:strongest_vs_greedy" in done.stderr
     assert "Traceback" not in done.stderr
     done = subprocess.run(base + ["--parts", "matches", "--games", "3"], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "--games must be even" in done.stderr and "Traceback" not in done.stderr

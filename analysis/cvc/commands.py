@@ -85,7 +85,8 @@ def add_strength_parser(games: Any) -> None:
     strength.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     strength.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     strength.add_argument("--parts", default=",".join(PARTS),
-                          help=f"comma-separated parts to run (default all: {','.join(PARTS)})")
+                          help=f"comma-separated parts to run (default all: {','.join(PARTS)}); "
+                               "match:NAME runs one match of matches or ladder (match:strongest_vs_greedy, ...)")
     strength.add_argument("--strongest", default="strongest", help="the agent measured as strongest (default the preset)")
     strength.add_argument("--analysis", default="medium", help="the analysis agent for batches (default the medium preset)")
     strength.add_argument("--mcts", default="cvc_turn_mcts:iterations=500", help="the reference MCTS opponent")

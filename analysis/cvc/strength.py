@@ -8,6 +8,7 @@ Parts (`--parts`, all by default; a run of some parts keeps the others' figures 
 - `matches`: two-player duplicate matches (each deal played twice, seats swapped): `strongest` against the
   compiled turn MCTS at 500 iterations and against greedy, the analysis agent against the turn MCTS at 50;
 - `ladder`: each preset against the next one down (`strongest`-`hard`, `hard`-`medium`, `medium`-`easy`);
+- `match:NAME`: one of those matches alone (`match:strongest_vs_greedy`, `match:hard_vs_medium`, ...);
 - `cost`: CPU seconds per move of `strongest` and per two-player game of the analysis agent (self-play),
   measured in this process with `time.process_time`;
 - `speed`: the compiled MCTS against the generic MCTS on the same positions.
@@ -43,6 +44,11 @@ GOALS = {"solo_mean": 65.0, "solo_share_50": 0.9, "solo_cpu_seconds": 60.0,
          "strongest_vs_mcts": 0.75, "strongest_vs_greedy": 0.97, "analysis_vs_weak_mcts": 0.65, "ladder": 0.5,
          "move_cpu_seconds": 1.0, "analysis_game_cpu_seconds": 10.0, "speed_ratio": 20.0}
 LADDER = (("strongest", "hard"), ("hard", "medium"), ("medium", "easy"))
+# The matches of `matches` and `ladder`; each can also be run alone as the part `match:NAME`, e.g. after one
+# agent changed (its old games must leave the folder first: a results folder of other agents is refused).
+MATCHES = ("analysis_vs_weak_mcts", "strongest_vs_mcts", "strongest_vs_greedy")
+LADDER_MATCHES = tuple(f"{a}_vs_{b}" for a, b in LADDER)
+MATCH_PARTS = tuple(f"match:{name}" for name in MATCHES + LADDER_MATCHES)
 
 
 def sample_positions(count: int, seed: int) -> list[Any]:
@@ -200,7 +206,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
                     greedy: str = "greedy", nrpa: str = "cvc_nrpa", cost_games: int = 4,
                     progress: bool = True) -> dict[str, Any]:
     """Run the chosen parts of the report into `out` and return the whole summary."""
-    check_parts(parts, PARTS)
+    check_parts(parts, PARTS + MATCH_PARTS)
     check_jobs(jobs)
     if games < 2 or games % 2:
         raise ConfigError(f"--games must be even and at least 2 (every deal is played with both seatings), not {games}")
@@ -227,14 +233,14 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         table.to_parquet(out / "solo.parquet", index=False)
         for part in played:
             record(part, {**solo_figures(table[table["part"] == part]), "seed": seed})
-    if "matches" in parts or "ladder" in parts:
+    every_match = {"analysis_vs_weak_mcts": (analysis, weak_mcts), "strongest_vs_mcts": (strongest, mcts),
+                   "strongest_vs_greedy": (strongest, greedy), **{f"{a}_vs_{b}": (a, b) for a, b in LADDER}}
+    wanted = [name for name in MATCHES + LADDER_MATCHES
+              if f"match:{name}" in parts or ("matches" in parts and name in MATCHES)
+              or ("ladder" in parts and name in LADDER_MATCHES)]
+    if wanted:
         two = load_game("cvc")
-        matches = []
-        if "matches" in parts:
-            matches += [("analysis_vs_weak_mcts", analysis, weak_mcts), ("strongest_vs_mcts", strongest, mcts),
-                        ("strongest_vs_greedy", strongest, greedy)]
-        if "ladder" in parts:
-            matches += [(f"{a}_vs_{b}", a, b) for a, b in LADDER]
+        matches = [(name, *every_match[name]) for name in wanted]
         # Cheapest first (every match is recorded as it ends): `strongest`'s matches cost CPU-hours each.
         matches.sort(key=lambda match: "strongest" in match[1:] or match[1] == strongest)
         for name, first, second in matches:
