@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from ..core.api import CHANCE, ConfigError, Game
 from ..core.deal import ChanceStream, Deal, deal_for_play, deal_scheme, deal_seed
 from ..core.registry import load_game
-from ..search.agent import make_agent, resolve_preset
+from ..search.agent import agent_data, make_agent, resolve_preset
 from .balance import tie_counts
 from .decisions import DecisionRecorder
 from .outcomes import outcome_values
@@ -499,7 +499,8 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         raise ConfigError(f"a duplicate match plays every deal {assignments} times (once per {what}), so the "
                           f"number of games must be a multiple of {assignments}, not {games}")
     run = RunSpec(game=game_name, params=game.parameters(), agents=list(agent_specs), seed=int(seed),
-                  games=games, chunk_size=chunk_size, duplicate=bool(duplicate), deal_scheme=deal_scheme(game))
+                  games=games, chunk_size=chunk_size, duplicate=bool(duplicate), deal_scheme=deal_scheme(game),
+                  agent_data=[agent_data(spec, game) for spec in agent_specs])
     with contextlib.ExitStack() as stack:
         writer = None
         if out is not None:

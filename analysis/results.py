@@ -152,6 +152,9 @@ class RunSpec:
     chunk_size: int
     duplicate: bool = False             # every deal played with every seat assignment
     deal_scheme: int | None = None      # the game's deal scheme; None: a folder from before deals
+    # per agent, the fingerprint of the data it plays with by option (search.agent.agent_data); None: a folder
+    # from before they were recorded, whose games cannot be checked against today's data
+    agent_data: list[dict[str, str]] | None = None
 
     # Compared in this order, so the first difference a user sees is the most basic one.
     # The chunk size is not among them: the games do not depend on it, so a resume keeps the folder's.
@@ -231,6 +234,13 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if manifest.get("deal_scheme") is not None:
         _check_type(path, "field 'deal_scheme'", manifest["deal_scheme"], int, "an integer")
     _check_type(path, "field 'duplicate'", manifest.get("duplicate", False), bool, "true or false")
+    agent_data = manifest.get("agent_data")
+    if agent_data is not None and not (
+            isinstance(agent_data, list) and len(agent_data) == len(manifest["agents"])
+            and all(isinstance(d, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in d.items())
+                    for d in agent_data)):
+        raise ResultsError(path, "field 'agent_data' should hold, for each agent, an object of data fingerprints "
+                                 "by option name")
     outcomes = manifest.get("outcome_columns", [])
     if not isinstance(outcomes, list) or not all(isinstance(c, str) for c in outcomes):
         raise ResultsError(path, f"field 'outcome_columns' should list column names, found {outcomes!r}")
@@ -281,7 +291,8 @@ def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
     """The run a manifest describes."""
     return RunSpec(game=manifest["game"], params=manifest["params"], agents=list(manifest["agents"]),
                    seed=manifest["seed"], games=manifest["games"], chunk_size=manifest["chunk_size"],
-                   duplicate=manifest.get("duplicate", False), deal_scheme=manifest.get("deal_scheme"))
+                   duplicate=manifest.get("duplicate", False), deal_scheme=manifest.get("deal_scheme"),
+                   agent_data=manifest.get("agent_data"))
 
 
 def _chunk_problem(folder: Path, manifest: dict[str, Any], chunk: dict[str, Any]) -> ResultsError | None:
@@ -428,6 +439,7 @@ class ResultsWriter:
                 raise ResultsError(manifest_path, f"this folder holds a different run: {field} is {old!r} there but "
                                               f"{new!r} now; to resume it, repeat its command exactly; a different "
                                               "run needs a different folder")
+        self._check_agent_data(theirs, manifest_path)
         if theirs.chunk_size != ours.chunk_size:
             # The games do not depend on the chunk size, so a resume keeps the folder's chunks as they are.
             self.spec = dataclasses.replace(ours, chunk_size=theirs.chunk_size)
@@ -444,6 +456,20 @@ class ResultsWriter:
             resumed["set_aside_chunks"] = list(self.set_aside)
         self.manifest.setdefault("resumed", []).append(resumed)
         self._save_manifest()
+
+    def _check_agent_data(self, theirs: RunSpec, manifest_path: Path) -> None:
+        """Refuse a folder whose agents played with other data (weights, a learned value) than the same specs
+        read today: its games would be passed off as today's agents' games."""
+        if theirs.agent_data is None or self.spec.agent_data is None:
+            return
+        for seat, (spec, old, new) in enumerate(zip(self.spec.agents, theirs.agent_data, self.spec.agent_data)):
+            for option in sorted(set(old) | set(new)):
+                if old.get(option) != new.get(option):
+                    raise ResultsError(manifest_path, f"this folder holds games that agent {seat + 1} ({spec}) played "
+                                                      f"with other {option} data: {old.get(option, 'none')} there, "
+                                                      f"{new.get(option, 'none')} now (its data file has changed "
+                                                      "since); those games are not today's agent's, so play them "
+                                                      "in a new folder (or move this one aside)")
 
     def _check_or_set_aside(self, manifest: dict[str, Any]) -> None:
         """Refuse a folder with a damaged chunk, naming the file and the way on; with `repair`, move each damaged
@@ -478,7 +504,7 @@ class ResultsWriter:
         outcomes = [name for name, _ in outcome_columns(s.game, self.players)]
         return {"format": FORMAT, "version": VERSION, "game": s.game, "params": _jsonable(s.params),
                 "players": self.players, "engine": self.engine, "agents": list(s.agents), "seed": s.seed,
-                "duplicate": s.duplicate, "deal_scheme": s.deal_scheme,
+                "duplicate": s.duplicate, "deal_scheme": s.deal_scheme, "agent_data": s.agent_data,
                 "outcome_columns": outcomes, "decision_columns": decisions_schema(s.game).names,
                 "games": s.games, "chunk_size": s.chunk_size, "code_version": code_version(),
                 "created": now, "updated": now, "games_done": 0, "complete": False, "chunks": []}

@@ -6,8 +6,10 @@ batch runner and notebooks all name agents this way.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
@@ -56,6 +58,33 @@ class RandomAgent:
 
 
 _AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], str | None]] = {}
+
+
+class DataOption:
+    """The type of an agent option whose value names data the agent plays with (tuned weights, a learned value):
+    read as text, like `str`, and besides that able to fingerprint the data a value stands for.
+
+    Results folders record each agent's fingerprints, so that games played with other weights behind the same
+    spec (`weights=tuned` after a re-tuning) are never mixed with, or passed off as, today's.
+    """
+
+    __name__ = "str"        # what `cavekit agents` and error messages call the option's type
+
+    def __init__(self, data_of: Callable[[str, int], Any]):
+        # `data_of(value, players)`: the numbers the agent plays with in a game of `players`, as JSON-able
+        # data, or None when the value names no data (a hand-written evaluation, which the code version covers)
+        self.data_of = data_of
+
+    def __call__(self, text: str) -> str:
+        return text
+
+    def fingerprint(self, value: str, players: int) -> str | None:
+        """A short digest of the data `value` stands for in a game of `players`, or None if it names none."""
+        data = self.data_of(value, players)
+        if data is None:
+            return None
+        canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def register_agent(name: str, factory: Callable[..., Agent], options: dict[str, Callable[[str], Any]],
@@ -200,3 +229,19 @@ def make_agent(spec: str, game: Game, seed: int | np.random.SeedSequence | None 
             raise ConfigError(f"agent {name!r}: option {key}={value!r} is not a valid "
                               f"{option_types[key].__name__}") from None
     return factory(game, seed=seed, **options)
+
+
+def agent_data(spec: str, game: Game) -> dict[str, str]:
+    """The fingerprint of the data each data option of the agent `spec` plays with in `game` (its default when
+    the spec does not set it), by option name; {} for an agent that reads no data."""
+    name, raw = parse_spec(resolve_preset(spec, game))
+    if name not in _AGENTS:
+        make_agent(spec, game)      # refuses it, saying which agents exist
+    defaults = {option.name: option.default for option in describe_agent(name)[1]}
+    found = {}
+    for option, parse in _AGENTS[name][1].items():
+        if isinstance(parse, DataOption):
+            fingerprint = parse.fingerprint(str(raw.get(option, defaults[option])), game.num_players)
+            if fingerprint is not None:
+                found[option] = fingerprint
+    return found

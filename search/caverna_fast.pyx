@@ -90,7 +90,7 @@ from ..core.caverna.spec import SPEC
 from .agent import choosable_actions, register_agent
 from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED, FollowsLines
 from .caverna_agents import FOOD_BILL_PLAYERS as _FOOD_BILL_PLAYERS
-from .caverna_weights import weights_for
+from .caverna_weights import WEIGHTS_OPTION, weights_for
 
 assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
 assert (K_PLACE, K_ORDER, K_END_TURN, K_CONVERT, K_PEACEFUL) == (PLACE, ORDER, END_TURN, CONVERT, PEACEFUL), \
@@ -1007,7 +1007,8 @@ def heuristic_playouts(state, int count, seed) -> list[list[float]]:
     return results
 
 
-register_agent("caverna_greedy", CavernaGreedyAgent, {"turn_lookahead": int, "max_turn_steps": int, "weights": str},
-               game=SPEC.name)
-register_agent("caverna_pilot", CavernaPilotAgent, {"candidates": int, "rollouts": int, "horizon": int,
-                                                    "level": int, "weights": str, "noise": float}, game=SPEC.name)
+register_agent("caverna_greedy", CavernaGreedyAgent,
+               {"turn_lookahead": int, "max_turn_steps": int, "weights": WEIGHTS_OPTION}, game=SPEC.name)
+register_agent("caverna_pilot", CavernaPilotAgent,
+               {"candidates": int, "rollouts": int, "horizon": int, "level": int, "weights": WEIGHTS_OPTION,
+                "noise": float}, game=SPEC.name)

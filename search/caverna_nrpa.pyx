@@ -45,6 +45,7 @@ from ..core.caverna.spec import SPEC
 from ..core.api import ConfigError
 from .agent import register_agent
 from .caverna_fast import agent_weights
+from .caverna_weights import WEIGHTS_OPTION
 from .nrpa import NrpaAgent
 
 cdef enum:
@@ -143,4 +144,4 @@ class CavernaNrpaAgent(NrpaAgent):
 
 
 register_agent("caverna_nrpa", CavernaNrpaAgent, {"level": int, "iterations": int, "alpha": float,
-                                                  "temperature": float, "weights": str}, game=SPEC.name)
+                                                  "temperature": float, "weights": WEIGHTS_OPTION}, game=SPEC.name)

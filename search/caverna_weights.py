@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.api import ConfigError
+from .agent import DataOption
 from .caverna_agents import CAVERNA_WEIGHTS
 
 WEIGHTS_FILE = "caverna_weights.json"
@@ -83,3 +84,8 @@ def weights_for(players: int, source: str = "tuned") -> dict[str, float]:
                               f"{source!r}: {error.strerror}") from None
         tuned = parse_weights_file(text, source)
     return dict(tuned[nearest_tuned(players, tuned)])
+
+
+# The `weights` option of the compiled Caverna agents: results folders record a fingerprint of the weights
+# a game of their player count plays with, so re-tuning one count leaves the folders of the others valid.
+WEIGHTS_OPTION = DataOption(lambda source, players: weights_for(players, source))

@@ -16,10 +16,9 @@ from cavekit.core.cvc.compiled cimport (NUM_FEATURES, NUM_VALUE_FEATURES, Board,
                                         board_facts, is_terminal, own_value_dot, player_features_of, returns,
                                         shared_value_dot, turns_left_share, value_features)
 
-from ..core.api import ConfigError
 from ..core.cvc.compiled import CompiledState
 from .cvc_heuristic import CVC_DIFFERENCE_SCALE, CVC_WEIGHTS
-from .cvc_value import VALUE_FEATURES, VALUES, load_value
+from .cvc_value import VALUE_FEATURES, model_for
 
 cdef double WEIGHTS[NUM_FEATURES]
 
@@ -46,10 +45,8 @@ cdef Evaluator make_evaluator(str value, int players) except *:
     value file (`.json`, as `analysis.cvc.train_value` writes) whose learned weights to use."""
     cdef Evaluator ev = HEURISTIC
     cdef int i
-    if value not in VALUES and not value.endswith(".json"):
-        raise ConfigError(f"unknown value {value!r}; values: {', '.join(VALUES)}, or a value file's path (.json)")
-    if value != "heuristic":
-        model = load_value(players, None if value == "learned" else value)
+    model = model_for(value, players)
+    if model is not None:
         ev.kind = LEARNED_VALUE
         ev.scale = model.scale
         for i in range(NUM_VALUE_FEATURES):

@@ -29,6 +29,7 @@ from ..core.api import ConfigError
 from ..core.cvc.spec import SPEC
 from .agent import register_agent
 from .cvc_segment_agent import SegmentPlanAgent
+from .cvc_value import VALUE_OPTION
 
 cdef enum:
     CHANCE = -1
@@ -194,5 +195,5 @@ class CompiledExpectimaxAgent(SegmentPlanAgent):
 
 
 register_agent("cvc_expectimax", CompiledExpectimaxAgent,
-               {"depth": int, "width": int, "chance_samples": int, "max_states": int, "value": str},
+               {"depth": int, "width": int, "chance_samples": int, "max_states": int, "value": VALUE_OPTION},
                game=SPEC.name)

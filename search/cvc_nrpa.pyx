@@ -47,6 +47,7 @@ from ..core.cvc.spec import SPEC
 from .agent import register_agent
 from .cvc_planner import future_of_deal, sample_future
 from .nrpa import NrpaAgent
+from .cvc_value import VALUE_OPTION
 
 cdef enum:
     CHANCE = -1
@@ -182,4 +183,4 @@ class CvcNrpaAgent(NrpaAgent):
 
 
 register_agent("cvc_nrpa", CvcNrpaAgent, {"level": int, "iterations": int, "alpha": float, "temperature": float,
-                                          "candidates": int, "value": str, "max_states": int}, game=SPEC.name)
+                                          "candidates": int, "value": VALUE_OPTION, "max_states": int}, game=SPEC.name)

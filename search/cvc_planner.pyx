@@ -60,6 +60,7 @@ from ..core.cvc.rules import DARK_ROOMS, FACE_DOWN_SPACES, SOLO_PILE_SIZE, rules
 from ..core.cvc.spec import SPEC
 from .agent import register_agent
 from .cvc_segment_agent import SegmentPlanAgent
+from .cvc_value import VALUE_OPTION
 
 cdef enum:
     CHANCE = -1
@@ -270,7 +271,7 @@ class PlannerAgent(SegmentPlanAgent):
 
 
 register_agent("cvc_plan", PlannerAgent,
-               {"candidates": int, "futures": int, "value": str, "max_states": int}, game=SPEC.name)
+               {"candidates": int, "futures": int, "value": VALUE_OPTION, "max_states": int}, game=SPEC.name)
 
 
 def dealt_outcome(state, const int8_t[:, ::1] future) -> int:

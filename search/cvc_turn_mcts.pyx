@@ -34,6 +34,7 @@ from ..core.api import ConfigError
 from ..core.cvc.spec import SPEC
 from .agent import register_agent
 from .cvc_segment_agent import SegmentPlanAgent
+from .cvc_value import VALUE_OPTION
 
 cdef enum:
     CHANCE = -1
@@ -270,4 +271,4 @@ class CompiledTurnMCTSAgent(SegmentPlanAgent):
 
 register_agent("cvc_turn_mcts", CompiledTurnMCTSAgent,
                {"iterations": int, "seconds": float, "c": float, "widening": float, "max_children": int,
-                "max_states": int, "value": str}, game=SPEC.name)
+                "max_states": int, "value": VALUE_OPTION}, game=SPEC.name)

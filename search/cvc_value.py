@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -27,6 +27,7 @@ from typing import Any
 from ..core.api import ConfigError
 from ..core.cvc.board import EMPTY, FACE_DOWN, accessible_spaces, wall_pattern
 from ..core.cvc.rules import GOLD, NUM_ROOMS, rules
+from .agent import DataOption
 from .cvc_heuristic import cvc_turns_left_share
 
 VALUES = ("heuristic", "learned")        # the `value` option of the compiled Cave vs Cave searchers
@@ -155,3 +156,23 @@ def learned_evaluate(state: Any) -> list[float]:
         return values
     lead = math.tanh((values[0] - values[1]) / model.scale)
     return [lead, -lead]
+
+
+def model_for(value: str, players: int) -> ValueModel | None:
+    """The learned model that a searcher's `value` option (one of VALUES, or a value file's path, `.json`)
+    stands for in games of `players` players; None for the hand-written heuristic."""
+    if value not in VALUES and not value.endswith(".json"):
+        raise ConfigError(f"unknown value {value!r}; values: {', '.join(VALUES)}, or a value file's path (.json)")
+    if value == "heuristic":
+        return None
+    return load_value(players, None if value == "learned" else value)
+
+
+def _value_data(value: str, players: int) -> dict[str, Any] | None:
+    model = model_for(value, players)
+    return None if model is None else asdict(model)
+
+
+# The `value` option of the compiled Cave vs Cave searchers: results folders record a fingerprint of the model
+# a game of their player count plays with.
+VALUE_OPTION = DataOption(_value_data)

@@ -11,6 +11,7 @@ import pytest
 from cavekit.core import load_game
 from cavekit.core.api import ConfigError
 from cavekit.search import make_agent
+from cavekit.search.agent import agent_data
 from cavekit.search.caverna_agents import CAVERNA_WEIGHTS
 from cavekit.search.caverna_weights import nearest_tuned, parse_weights_file, shipped_weights, weights_for
 
@@ -68,6 +69,20 @@ def test_agents_take_the_weights_option_and_a_bad_one_is_a_clear_cli_error():
                           timeout=300)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "cannot read 'nowhere.json'" in done.stderr
+
+
+def test_a_weights_fingerprint_covers_only_the_player_count_it_plays(tmp_path):
+    # Results folders record it, so re-tuning the solo weights must leave the two-player folders valid.
+    data = {"format": "cavekit caverna weights", "version": 1,
+            "weights": {str(n): dict(w) for n, w in shipped_weights().items()}}
+    data["weights"]["1"]["ore"] += 0.25
+    retuned = tmp_path / "retuned.json"
+    retuned.write_text(json.dumps(data))
+    solo, duo = load_game("caverna", players=1), load_game("caverna", players=2)
+    assert agent_data(f"caverna_pilot:weights={retuned}", duo) == agent_data("caverna_pilot", duo)
+    assert agent_data(f"caverna_pilot:weights={retuned}", solo) != agent_data("caverna_pilot", solo)
+    assert agent_data("caverna_greedy:weights=hand", solo) != agent_data("caverna_greedy", solo)
+    assert set(agent_data("caverna_nrpa", solo)) == {"weights"}
 
 
 def test_the_tuned_solo_weights_make_greedy_score_more_than_the_baseline():

@@ -19,6 +19,7 @@ from cavekit.analysis.results import ResultsError, ResultsWriter, RunSpec, load_
 from cavekit.core.api import CavekitError
 from cavekit.core.deal import deal_scheme
 from cavekit.core.registry import load_game
+from cavekit.search.agent import agent_data
 
 RUN = {"game_name": "cvc", "agent_specs": ["random", "random"], "games": 9, "seed": 3, "chunk_size": 3}
 
@@ -246,6 +247,53 @@ def test_resuming_into_a_different_runs_folder_is_refused_naming_the_field(copy,
         play(copy, **change)
     assert "a different run needs a different folder" in str(refused.value)
     assert refused.value.location.endswith("manifest.json")
+
+
+def _value_file(tmp_path: Path, shift: float = 0.0) -> Path:
+    """A copy of the shipped learned value with every two-player weight moved by `shift`."""
+    from importlib import resources
+    data = json.loads((resources.files("cavekit.search") / "data" / "cvc_value.json").read_text())
+    data["models"]["2"]["by_share"] = [w + shift for w in data["models"]["2"]["by_share"]]
+    path = tmp_path / f"value{shift}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_manifest_records_a_fingerprint_of_the_data_each_agent_plays_with(tmp_path):
+    learned = "cvc_turn_mcts:iterations=2,value=learned"
+    play(tmp_path / "run", agent_specs=[learned, "random"], games=2, chunk_size=1)
+    recorded = read_manifest(tmp_path / "run")["agent_data"]
+    assert recorded[1] == {} and recorded[0]["value"].startswith("sha256:")
+    game = load_game("cvc")
+    # the data, not where it was read from: a copy of the shipped file is the same value, a changed one is not
+    assert agent_data(f"cvc_turn_mcts:value={_value_file(tmp_path)}", game) == recorded[0]
+    assert agent_data(f"cvc_turn_mcts:value={_value_file(tmp_path, 0.5)}", game) != recorded[0]
+    assert agent_data("cvc_turn_mcts", game) == {}          # the default: the hand-written heuristic
+    assert agent_data("cvc_nrpa", game) == recorded[0]      # whose default is the learned value
+
+
+def test_a_folder_whose_agents_played_with_other_data_is_refused(tmp_path):
+    # The same spec after its data file changed (a re-trained value, re-tuned weights) is another agent: its
+    # games must not be resumed into, or reported as, the old agent's, even in a finished folder.
+    value = _value_file(tmp_path)
+    spec = f"cvc_turn_mcts:iterations=2,value={value}"
+    play(tmp_path / "run", agent_specs=["random", spec], games=2, chunk_size=1)
+    value.write_text(_value_file(tmp_path, 0.5).read_text())
+    with pytest.raises(ResultsError, match=rf"agent 2 \({spec}\) played with other value data: "
+                                           r"sha256:\w+ there, sha256:\w+ now") as refused:
+        play(tmp_path / "run", agent_specs=["random", spec], games=2, chunk_size=1)
+    assert refused.value.location.endswith("manifest.json") and "play them in a new folder" in str(refused.value)
+
+
+def test_a_folder_from_before_data_fingerprints_still_resumes(copy):
+    manifest = json.loads((copy / "manifest.json").read_text())
+    del manifest["agent_data"]
+    manifest["chunks"] = manifest["chunks"][:1]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    play(copy)
+    resumed = read_manifest(copy)
+    # its first games' data is unknown, so the folder does not claim any
+    assert resumed["complete"] and "agent_data" not in resumed
 
 
 def test_two_runs_never_write_into_one_folder_at_once(tmp_path):
