@@ -135,11 +135,34 @@ def test_resuming_keeps_the_counts_already_tuned_and_gives_the_file_made_from_sc
     assert redone["weights"]["1"] == scratch["weights"]["1"]
 
 
+def test_solo_restarts_keep_the_greedy_stage_the_level_2_pilot_plays_best(tmp_path, capsys):
+    from cavekit.analysis.caverna.train_weights import SELECT, greedy_games
+    small = ("--generations", "1", "--population", "2", "--games", "1")
+    plain = train(tmp_path, "weights.json", *small, "--seed", "5", "--players", "1", "2")
+    capsys.readouterr()
+    # restarts change the solo weights only: resuming a plain run's file keeps its two-player weights
+    restarted = train(tmp_path, "weights.json", *small, "--seed", "5", "--players", "1", "2", "--solo-restarts", "2",
+                      "--select-games", "1", "--resume")
+    said = capsys.readouterr().out
+    assert "2 player(s): kept from" in said and "1 player(s): kept" not in said
+    assert restarted["weights"]["2"] == plain["weights"]["2"]
+    assert restarted["command"].endswith("--players 1 2 --solo-restarts 2 --select-games 1")
+    chosen = [row for row in restarted["training"] if "score" in row]
+    assert [(row["restart"], row["agent"], row["selection_games"]) for row in chosen] == [(0, SELECT, 1), (1, SELECT, 1)]
+    kept = [row["restart"] for row in chosen if row.get("kept")]
+    assert len(kept) == 1 and chosen[kept[0]]["score"] == max(row["score"] for row in chosen)
+    # restart r is the plain greedy stage from seed + r, and its selection score is SELECT's play of it
+    solo = {0: plain["weights"]["1"],
+            1: train(tmp_path, "seed6.json", *small, "--seed", "6", "--players", "1")["weights"]["1"]}
+    assert restarted["weights"]["1"] == solo[kept[0]]
+    assert chosen[1]["score"] == round(greedy_games(solo[1], 1, 5 + 9000, 1, SELECT)[0], 3)
+
+
 def test_bad_tuning_arguments_are_refused_by_the_real_command():
     done = subprocess.run([sys.executable, "-m", "cavekit.analysis.caverna.train_weights", "--games", "0"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "--games, --pilot-games and --jobs must be at least 1" in done.stderr
+    assert "--games, --pilot-games, --solo-restarts, --select-games and --jobs must be at least 1" in done.stderr
 
 
 def test_resuming_from_a_corrupt_file_is_refused_with_its_name(tmp_path):

@@ -30,6 +30,14 @@ fitness finds that growing does not pay at these counts, as it does not solo. Be
 weights 51.3 and 2.1, 40 games each).
 The family's food bill (`dwarf_harvest_food`, `food_gap`) is only used once tuned: the baseline sets it to 0.
 
+Solo, the tuning has more than one local optimum: one run (2026-12-05, from another random path) found weights
+with which the level-2 pilot grows the family to 3 dwarfs and scores 89.6 over 10 games, where the shipped
+weights stay at 2 dwarfs and 82.8. `--solo-restarts N` runs the greedy stage N times, the r-th from seed + r
+(the first is the plain run), plays each result with `SELECT` (the `hard` preset's level-2 pilot, about 11
+CPU-s a solo game) on `--select-games` games of deals `deal_seed(seed + 9000, i)`, which no stage plays, and
+gives the best (the earliest on a tie) to the pilot stage. Every restart's rows carry `"restart": r`, and
+each restart's selection row its score and family, the kept one `"kept": true`.
+
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
         --players 1 2 3 4 5 7 --pilot-generations 15 --pilot-games 8
 
@@ -37,9 +45,9 @@ writes `search/data/caverna_weights.json` (with `--out`, another file): the mean
 player count, the command, and each generation's figures (the mean's score before the generation, the best
 candidate's, the elite's mean, the mean family size at the end; the pilot stage's rows say `"agent": PILOT`).
 With `--resume`, a player count that the file at `--out` already holds, made by a command with the same
-settings, keeps its weights and figures instead of being tuned again: since each count has its own generator
-and deals, the result is the file the whole command makes from scratch, and adding a player count costs
-only that count's games. The file is written once, at the end: a long run is kept safe from a stop by tuning
+settings for that count (the solo-only options matter to the solo weights only), keeps its weights and
+figures instead of being tuned again: since each count has its own generator and deals, the result is the
+file the whole command makes from scratch, and adding a player count costs only that count's games. The file is written once, at the end: a long run is kept safe from a stop by tuning
 its counts in separate `--resume` runs.
 """
 from __future__ import annotations
@@ -77,22 +85,27 @@ PILOT = "caverna_pilot:candidates=3"
 PILOT_SPREAD = 0.3      # times the greedy stage's weight, at least PILOT_MIN_SPREAD
 PILOT_MIN_SPREAD = 0.15
 PILOT_SEED_OFFSET = 5000  # the pilot stage's deals: deal_seed(seed + 5000 + g, i)
+SELECT = "caverna_pilot:candidates=3,level=2"   # the `hard` preset's search, which judges solo restarts
+SELECT_SEED = 9000      # the selection games: deal_seed(seed + 9000, i), played by no stage
+# How each stage's agent is built around the candidate weights (compiled, so not from a spec string).
+AGENTS = {
+    "caverna_greedy": lambda game, seed, weights: CavernaGreedyAgent(game, seed=seed, weights=weights),
+    PILOT: lambda game, seed, weights: CavernaPilotAgent(game, seed=seed, candidates=3, weights=weights),
+    SELECT: lambda game, seed, weights: CavernaPilotAgent(game, seed=seed, candidates=3, level=2, weights=weights),
+}
 
 
 def greedy_games(weights: dict[str, float], players: int, seed: int, games: int,
-                 agent: str = "caverna_greedy") -> tuple[float, float]:
-    """(mean final score per seat, mean family size at the end) of `games` games of `agent` (caverna_greedy,
-    or `PILOT`) with `weights` in every seat, on deals `deal_seed(seed, i)`."""
+                 agent: str = "caverna_greedy", first: int = 0) -> tuple[float, float]:
+    """(mean final score per seat, mean family size at the end) of `games` games of `agent` (one of `AGENTS`)
+    with `weights` in every seat, on deals `deal_seed(seed, i)` from i = `first` on."""
     game = load_game("caverna", players=players)
     c_weights = make_weights(weights)
     scores, family = [], []
-    for i in range(games):
+    for i in range(first, first + games):
         number = deal_seed(seed, i)
         deal = new_deal(game, number)
-        if agent == PILOT:
-            player = CavernaPilotAgent(game, seed=number, candidates=3, weights=c_weights)
-        else:
-            player = CavernaGreedyAgent(game, seed=number, weights=c_weights)
+        player = AGENTS[agent](game, number, c_weights)
         state = game.new_initial_state()
         while not state.is_terminal():
             state.apply_action(deal.outcome(state) if state.current_player() == CHANCE else player.step(state))
@@ -138,16 +151,51 @@ def cross_entropy(players: int, generations: int, population: int, games: int, s
     return {name: float(w) for name, w in zip(NAMES, mean)}, history
 
 
+def restarted_greedy_stage(restarts: int, select_games: int, generations: int, population: int, games: int,
+                           seed: int, jobs: int, progress: bool) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Solo: the greedy stage run `restarts` times, the r-th from seed + r, and the result that `SELECT` plays
+    best over `select_games` games on deals of its own (the first restart on a tie), with every restart's
+    figures (tagged with its number) and each one's selection row (the kept one says so)."""
+    results, history = [], []
+    for r in range(restarts):
+        weights, figures = cross_entropy(1, generations, population, games, seed + r, jobs, progress)
+        calls = (delayed(greedy_games)(weights, 1, seed + SELECT_SEED, 1, SELECT, first=i)
+                 for i in range(select_games))
+        played = list(tqdm(in_workers(calls, jobs, ordered=True), total=select_games, disable=not progress,
+                           unit="game", desc=f"caverna weights, solo restart {r + 1}/{restarts}, selection"))
+        score, family = (round(float(np.mean(column)), 3) for column in zip(*played))
+        history += [{**row, "restart": r} for row in figures]
+        history.append({"players": 1, "restart": r, "agent": SELECT, "selection_games": select_games,
+                        "score": score, "family": family})
+        results.append((score, r, weights))
+    score, kept, weights = max(results, key=lambda result: (result[0], -result[1]))
+    next(row for row in history if row.get("restart") == kept and "score" in row)["kept"] = True
+    return weights, history
+
+
 def weights_document(tuned: dict[int, dict[str, float]], history: list[dict[str, Any]], command: str) -> dict:
     """The JSON document of a weights file."""
     return {"format": FORMAT, "version": 1, "command": command,
             "weights": {str(p): tuned[p] for p in sorted(tuned)}, "training": history}
 
 
-def reusable(out: Path, settings: dict[str, int], parser: argparse.ArgumentParser
+# The options a player count's weights depend on: every count's, and the solo tuning's own.
+SETTINGS = ("generations", "population", "games", "seed")
+SOLO_SETTINGS = ("pilot_generations", "pilot_games", "solo_restarts", "select_games")
+
+
+def settings_of(players: int, args: argparse.Namespace) -> dict[str, int | None]:
+    """The option values the weights for `players` depend on."""
+    settings = {name: getattr(args, name) for name in SETTINGS + (SOLO_SETTINGS if players == 1 else ())}
+    if settings.get("solo_restarts") == 1:
+        settings["select_games"] = None     # nothing is selected from one run
+    return settings
+
+
+def reusable(out: Path, args: argparse.Namespace, parser: argparse.ArgumentParser
              ) -> tuple[dict[int, dict[str, float]], list[dict[str, Any]]]:
-    """The weights and figures per player count of the file at `out` when its command had these `settings`
-    (every option but --players); nothing when there is no such file or it was made otherwise."""
+    """The weights and figures of each player count in the file at `out` whose recorded command had the settings
+    of `args` that the count depends on (`settings_of`); nothing when there is no such file."""
     if not out.is_file():
         return {}, []
     text = out.read_text(encoding="utf-8")
@@ -155,13 +203,12 @@ def reusable(out: Path, settings: dict[str, int], parser: argparse.ArgumentParse
     document = json.loads(text)
     try:
         with contextlib.redirect_stderr(io.StringIO()):     # argparse prints its usage before it exits
-            made = vars(parser.parse_args(document["command"].split()[3:]))   # after "python -m <module>"
+            made = parser.parse_args(document["command"].split()[3:])   # after "python -m <module>"
     except (SystemExit, KeyError, AttributeError):
         raise ConfigError(f"{out}: its recorded command ({document.get('command')!r}) is not one this version can "
                           "read; remove the file or choose another --out") from None
-    if any(made[name] != value for name, value in settings.items()):
-        return {}, []
-    return tuned, document["training"]
+    same = {n for n in tuned if settings_of(n, made) == settings_of(n, args)}
+    return {n: tuned[n] for n in same}, [row for row in document["training"] if row["players"] in same]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pilot-generations", type=int, default=0,
                         help="solo: generations refining the weights for caverna_pilot (default 0: none)")
     parser.add_argument("--pilot-games", type=int, default=3, help="solo games each pilot candidate plays (default 3)")
+    parser.add_argument("--solo-restarts", type=int, default=1,
+                        help="solo: run the greedy stage this many times (from seed, seed + 1, ...) and keep the "
+                             "result the level-2 pilot plays best (default 1)")
+    parser.add_argument("--select-games", type=int, default=10,
+                        help="solo games that judge each restart (default 10; used with --solo-restarts)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the weights file (default the package's "
                                                                       f"{WEIGHTS_FILE})")
@@ -183,20 +235,20 @@ def main(argv: list[str] | None = None) -> int:
                                                                  "from a command with the same settings")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if min(args.generations, args.population, args.games, args.jobs, args.pilot_games) < 1 or \
-            min(args.seed, args.pilot_generations) < 0:
-        parser.error("--generations, --population, --games, --pilot-games and --jobs must be at least 1, --seed "
-                     "and --pilot-generations at least 0")
+    if min(args.generations, args.population, args.games, args.jobs, args.pilot_games, args.solo_restarts,
+           args.select_games) < 1 or min(args.seed, args.pilot_generations) < 0:
+        parser.error("--generations, --population, --games, --pilot-games, --solo-restarts, --select-games and "
+                     "--jobs must be at least 1, --seed and --pilot-generations at least 0")
     players = sorted(set(args.players))
     command = (f"python -m cavekit.analysis.caverna.train_weights --generations {args.generations} "
                f"--population {args.population} --games {args.games} --seed {args.seed} "
                f"--players {' '.join(map(str, players))}")
     if args.pilot_generations:
         command += f" --pilot-generations {args.pilot_generations} --pilot-games {args.pilot_games}"
-    settings = {name: getattr(args, name) for name in ("generations", "population", "games", "seed",
-                                                        "pilot_generations", "pilot_games")}
+    if args.solo_restarts > 1:
+        command += f" --solo-restarts {args.solo_restarts} --select-games {args.select_games}"
     try:
-        kept, kept_history = reusable(args.out, settings, parser) if args.resume else ({}, [])
+        kept, kept_history = reusable(args.out, args, parser) if args.resume else ({}, [])
     except ConfigError as error:
         parser.error(f"--resume: {error}")
     tuned, history = {}, []
@@ -206,8 +258,13 @@ def main(argv: list[str] | None = None) -> int:
             history += [row for row in kept_history if row["players"] == n]
             print(f"{n} player(s): kept from {args.out}")
             continue
-        tuned[n], figures = cross_entropy(n, args.generations, args.population, args.games, args.seed, args.jobs,
-                                          not args.quiet)
+        if n == 1 and args.solo_restarts > 1:
+            tuned[n], figures = restarted_greedy_stage(args.solo_restarts, args.select_games, args.generations,
+                                                       args.population, args.games, args.seed, args.jobs,
+                                                       not args.quiet)
+        else:
+            tuned[n], figures = cross_entropy(n, args.generations, args.population, args.games, args.seed,
+                                              args.jobs, not args.quiet)
         history += figures
         if n == 1 and args.pilot_generations:
             tuned[n], figures = cross_entropy(n, args.pilot_generations, args.population, args.pilot_games, args.seed,
