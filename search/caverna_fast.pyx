@@ -49,9 +49,9 @@ Command (from any folder but the repository root, whose `cavekit/` shadows the i
         print(spec, games, np.mean(scores), np.std(scores, ddof=1), cpu)
     EOF
 Since 2026-12-03 the agents play with the tuned weights (`weights=tuned`, `search/caverna_weights.py`), the
-pilot nests (`level`) and, solo, follows the best game found; the figures (solo with the weights refined for
-the pilot: greedy 54.5, pilot 75.5, level 2 83.0, level 3 85.5, level 2 with noisy rollouts 88.9; two players)
-are in results/caverna_strength/.
+pilot nests (`level`) and, solo, follows the best game found; the figures (solo, 2026-12-05, with the weights
+from restarts of the tuning: greedy 76.2, pilot 84.2, level 2 90.3, level 2 with noisy rollouts 95.3; two
+players) are in results/caverna_strength/.
 
 A whole-game C playout (`heuristic_playouts`) takes about 15 ms solo, 34 ms with two players and 75 ms with
 four. Most of that is the engine, not the port: `perf` puts about 70% of a playout in the compiled engine's

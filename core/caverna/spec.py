@@ -29,25 +29,24 @@ SPEC = GameSpec(
     presets=(
         # measured on the shared 2-core machine with the tuned weights (search/data/caverna_weights.json; the
         # solo ones refined for the pilot), wall seconds a game from the games table.
-        # Solo, 2026-12-03 (after 34b1546): `cavekit strength caverna --parts players,ladder --jobs 2 --out
-        # results/caverna_strength/report` (20 games a preset on the same seeds).
+        # Solo, 2026-12-05, with the solo weights from 6 restarts of the tuning (train_weights --solo-restarts):
+        # `cavekit strength caverna --parts ladder --jobs 2 --out results/caverna_strength/report` (20 games a
+        # preset on the same seeds; wall seconds a game with 2 games at a time on 2 cores).
         # Two players: `cavekit match caverna --agents A B --duplicate --games N --seed S` (seats swapped on
         # every deal; draws, shared wins on points, count half), and the report's ladder (seed 0).
         Preset("easy", "caverna_greedy", players=(1,), cost="0.02 s a solo game",
-               strength="solo 54.5 points (20 games; the solo weights are tuned for the pilot, greedy alone "
-                        "played 62.2 with the greedy-stage weights), family 2 at the end"),
-        Preset("medium", "caverna_pilot:candidates=3", players=(1,), cost="0.4 s a solo game",
-               strength="solo 75.5 points [73.4, 77.7] (20 games, max 86), family 2.2"),
-        Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="9 s a solo game",
-               strength="solo 83.0 points [81.9, 84.2] (20 games, max 89), family 2.1"),
+               strength="solo 76.2 points [72.8, 79.7] (20 games, max 85), family 3.0 at the end"),
+        Preset("medium", "caverna_pilot:candidates=3", players=(1,), cost="0.6 s a solo game",
+               strength="solo 84.2 points [83.5, 84.9] (20 games, max 87), family 3.0"),
+        Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="18 s a solo game",
+               strength="solo 90.3 points [89.3, 91.4] (20 games, max 93), family 3.0"),
         # Solo: the nested pilot with noisy rollouts (caverna_pilot's `noise`), which keeps the best of more
         # distinct games; the noiseless level 3 (candidates=2) scored 85.5 over 20 games in 43 s.
         Preset("strongest", "caverna_pilot:candidates=3,rollouts=2,noise=1,level=2", players=(1,),
-               cost="about 19 CPU-s a solo game (4 games, process time; 40 s wall in the report's run, 4 "
-                    "processes on 2 cores)",
-               strength="solo 88.4 points [87.8, 88.9] over 100 games (max 96), 88.9 [87.5, 90.3] over the "
-                        "ladder's 20, family 2.1 (cavekit strength caverna --parts solo,ladder --solo-games 100 "
-                        "--jobs 2, 2026-12-04)"),
+               cost="77 s a solo game (the report's ladder, 2 games at a time on 2 cores)",
+               strength="solo 95.3 points [93.8, 96.9] over the ladder's 20 games (max 100), family 3.0 "
+                        "(2026-12-05; with the solo weights before, 88.4 [87.8, 88.9] over 100 games and a family "
+                        "of 2.1; the 100-game solo part is being re-run)"),
         Preset("easy", "caverna_greedy", players=(2, 3, 4, 5, 6, 7), cost="0.01 s a two-player game (both seats)",
                strength="27 of 40 against caverna_greedy:weights=hand (the hand-set evaluator; seed 0), 55.1 "
                         "points a seat to 37.0"),
