@@ -172,6 +172,8 @@ CORRUPTIONS = {
                           "games-00002.parquet", "not a readable Parquet file"),
     "chunk range wrong": (_edit_manifest(lambda m: m["chunks"][0].update(last_game=1)), "manifest.json",
                           "should hold games 0 to 2"),
+    "agent data mangled": (_edit_manifest(lambda m: m.update(agent_data=[{"weights": 3}, {}])), "manifest.json",
+                           "field 'agent_data' should hold, for each agent, an object of data fingerprints"),
 }
 
 
