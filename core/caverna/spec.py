@@ -44,9 +44,9 @@ SPEC = GameSpec(
         # distinct games; the noiseless level 3 (candidates=2) scored 85.5 over 20 games in 43 s.
         Preset("strongest", "caverna_pilot:candidates=3,rollouts=2,noise=1,level=2", players=(1,),
                cost="77 s a solo game (the report's ladder, 2 games at a time on 2 cores)",
-               strength="solo 95.3 points [93.8, 96.9] over the ladder's 20 games (max 100), family 3.0 "
-                        "(2026-12-05; with the solo weights before, 88.4 [87.8, 88.9] over 100 games and a family "
-                        "of 2.1; the 100-game solo part is being re-run)"),
+               strength="solo 95.2 points [94.6, 95.8] over 100 games (88 to 100, 3% reach 100), family 3.0 "
+                        "(cavekit strength caverna --parts solo,ladder --solo-games 100 --jobs 2, 2026-12-05; "
+                        "with the solo weights before, 88.4 and 2.1)"),
         Preset("easy", "caverna_greedy", players=(2, 3, 4, 5, 6, 7), cost="0.01 s a two-player game (both seats)",
                strength="27 of 40 against caverna_greedy:weights=hand (the hand-set evaluator; seed 0), 55.1 "
                         "points a seat to 37.0"),
