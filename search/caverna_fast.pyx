@@ -916,6 +916,10 @@ class CavernaPilotAgent:
     89.2 in 33 s). The solo presets use it; results/caverna_strength/report/ has them over 20 and 100 games.
     At two players it does not help (candidates=5, horizon=2, 2 rollouts, noise=1 against the same without
     noise: 48% of 60 duplicate games, seed 5, 40.2 points a seat to 45.0), so the other presets keep 0.
+    Tried and dropped (2026-12-05, solo, a Python copy of the level-1 pilot with the shipped solo weights, 20
+    games, agent seeds 1000-1019; 84.9 +- 0.3 s.e. at 3 candidates): more breadth, 6 and 12 candidates (85.1 and
+    85.9 +- 0.6), and each candidate line joined by the lines that take the next 2 furnishings at its first
+    furnishing (84.8): the greedy play-outs, not the candidates, bound the pilot.
     """
 
     name = "caverna_pilot"

@@ -40,6 +40,15 @@ selection row its score and family, the kept one `"kept": true`. The shipped sol
 restarts, about 60 min on 2 cores with `--resume`, the 2-7 player entries unchanged): the level-2 pilot scored
 82.2, 74.5, 77.1, 87.4, 81.6 and 81.2 on the six greedy stages; restart 3 (3 dwarfs) was kept, and after the
 pilot stage `hard` scores 88.6 +- 0.7 on the 10 outside games (agent seeds 777-786), a family of 3.0.
+Tried and dropped (2026-12-05, scratch scripts, two players, from the shipped 2-player weights): the fitness
+"lead against an opponent" instead of the score a seat. With caverna_greedy against the current mean (16
+candidates, 300 duplicate games each, a generation about 3 CPU-min) the new mean led the shipped weights by -3.3
+and then -0.6 points (300 games each) after generations 2 and 3: no gain. With the `hard` pilot against the
+shipped weights' `hard` (16 games a candidate) the noise swamps the signal: the shipped weights led themselves by
+6.2 points over the 16 games of the first generation (the sd of a game's lead is about 26 points).
+Solo, scaling single weights of the shipped ones (the level-1 pilot, 20 games): `dwarf_round` x 1.3 or x 1.6 and
+`weapon` x 5 change no game (84.9 each; no line the play-outs reach is tipped to a fourth dwarf or a forge),
+`free_room_round` x 2 builds dwellings it cannot fill: 59.7 with 3.65 dwarfs (with `dwarf_round` x 1.3: 66.9, 3.9).
 
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
         --players 1 2 3 4 5 7 --pilot-generations 15 --pilot-games 8 --solo-restarts 6 --select-games 10
