@@ -49,6 +49,10 @@ shipped weights' `hard` (16 games a candidate) the noise swamps the signal: the 
 Solo, scaling single weights of the shipped ones (the level-1 pilot, 20 games): `dwarf_round` x 1.3 or x 1.6 and
 `weapon` x 5 change no game (84.9 each; no line the play-outs reach is tipped to a fourth dwarf or a forge),
 `free_room_round` x 2 builds dwellings it cannot fill: 59.7 with 3.65 dwarfs (with `dwarf_round` x 1.3: 66.9, 3.9).
+Two players, the `hard` pilot with one weight scaled against the shipped `hard` (200 duplicate games, seed 11,
+lead +- 1.8 s.e.): `feeding_urgency` x 3 -15.5 points (22% won), `food_gap` x 10 and x 30 -24.6 and -24.5 (begging
+in 6% and 0% of games, against 10%), `dwarf_harvest_food` x 3 -0.6, `dwarf_round` x 0.7 +1.1. More weight on
+food without a feature for food income (fields, breeding, food furnishings) buys security by hoarding food.
 
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
         --players 1 2 3 4 5 7 --pilot-generations 15 --pilot-games 8 --solo-restarts 6 --select-games 10
