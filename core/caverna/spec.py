@@ -60,8 +60,10 @@ SPEC = GameSpec(
                         "(seed 0, the report's ladder), 46 points a seat"),
         Preset("strongest", "caverna_pilot:candidates=5,horizon=2", players=(2, 3, 4, 5, 6, 7),
                cost="1.0 s a two-player game against hard (both seats)",
-               strength="57% of 100 against hard (seed 1; 95% interval 47-66%), 46.9 points a seat to 43.4; "
-                        "51.0% [41, 61] of 100 (seed 0, the report's ladder); horizon 3, 4 rollouts or level 2 "
-                        "did not beat hard (20-100 games)"),
+               strength="79.8% [74, 85] of 200 against caverna_rollout, 53.9 points a seat to 34.6 (cavekit "
+                        "strength caverna --parts versus, seed 0); against hard 57% of 100 (seed 1; 95% interval "
+                        "47-66%), 46.9 points a seat to 43.4, and 51.0% [41, 61] of 100 (seed 0, the report's "
+                        "ladder): no clear gain over hard; horizon 3, 4 rollouts or level 2 did not beat hard "
+                        "(20-100 games)"),
     ),
 )
