@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from cavekit.analysis.caverna import strength
 from cavekit.analysis.caverna.strength import format_report
 from cavekit.analysis.results import load_games
 from cavekit.analysis.stats import mean_interval, wilson_interval
@@ -123,3 +124,27 @@ def test_a_corrupt_summary_is_refused_with_its_location(tmp_path):
     result = run("--parts", "cost", "--cost-games", "1", "--out", str(out), *CHEAP)
     assert result.returncode == 2 and f"{out / 'summary.json'}: not a strength summary" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_part_stopped_midway_is_named_in_the_report_with_the_games_its_matches_stored(tmp_path, monkeypatch):
+    played = []
+
+    def stopped_after_one_match(*args, **kwargs):
+        if played:
+            raise KeyboardInterrupt          # Ctrl-C as the second match starts
+        played.append(kwargs["out"].name)
+        return real_run_match(*args, **kwargs)
+
+    real_run_match = strength.run_match
+    monkeypatch.setattr(strength, "run_match", stopped_after_one_match)
+    out = tmp_path / "strength"
+    with pytest.raises(KeyboardInterrupt):
+        strength.strength_report(out, "cavekit strength caverna --parts players", parts=("players",),
+                                 player_games=1, player_counts=(2, 3), strongest="caverna_greedy", jobs=1,
+                                 progress=False)
+    assert played == ["players-2"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["parts"] == {} and set(summary["running"]) == {"players"}
+    report = (out / "report.md").read_text()
+    assert ("- players: 2 matches (`players-2/`, `players-3/`); 1 game stored so far: "
+            "`cavekit strength caverna --parts players`") in report

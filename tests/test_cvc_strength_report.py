@@ -3,8 +3,11 @@ read as a goal met (issue 22), the parts issue 23 asks for, and a run of some pa
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pandas as pd
 
@@ -178,3 +181,28 @@ def test_no_workers_is_refused_in_one_line_before_anything_is_written(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (2, "cavekit: error: jobs must be at least 1, not 0\n")
     assert not out.exists()
+
+
+def test_a_match_stopped_by_ctrl_c_is_named_in_the_report_with_the_games_it_stored(tmp_path):
+    out = tmp_path / "strength"
+    command = CLI + ["strength", "cvc", "--parts", "match:strongest_vs_greedy", "--strongest", "random", "--greedy",
+                     "random", "--games", "400", "--jobs", "1", "--quiet", "--out", str(out)]
+    # Ctrl-C as from a shell (the test runner's workers may ignore SIGINT, which a child would inherit)
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    manifest = out / "strongest_vs_greedy" / "manifest.json"
+    deadline = time.monotonic() + 180
+    while not (manifest.exists() and json.loads(manifest.read_text() or "{}").get("chunks")):
+        assert process.poll() is None and time.monotonic() < deadline, "no chunk stored within 3 minutes"
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr
+    stored = json.loads(manifest.read_text())["games_done"]
+    assert 1 <= stored < 400, "the Ctrl-C should stop the match midway"
+    summary = json.loads((out / "summary.json").read_text())
+    assert "match:strongest_vs_greedy" not in summary["parts"] and set(summary["running"]) == {"match:strongest_vs_greedy"}
+    report = (out / "report.md").read_text()
+    assert "## Parts being re-run" in report
+    assert (f"- match:strongest_vs_greedy: `random` against `random`; {stored} of 400 games stored so far: "
+            f"`cavekit strength cvc --parts match:strongest_vs_greedy") in report

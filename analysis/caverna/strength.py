@@ -39,7 +39,7 @@ from ...search.agent import resolve_preset
 from ..batch import agent_record, run_match
 from ..results import load_results
 from ..stats import goal_verdict, mean_interval, seat_count
-from ..strength import StrengthFolder, check_parts, command_lines
+from ..strength import StrengthFolder, check_parts, command_lines, running_lines
 from .scores import score_stats
 
 PARTS = ("solo", "versus", "players", "ladder", "cost")
@@ -131,50 +131,59 @@ def strength_report(out: str | Path, command: str, parts: Sequence[str] = PARTS,
     bad = [n for n in player_counts if not 1 <= n <= 7]
     if bad:
         raise ConfigError(f"--player-counts: Caverna has 1 to 7 players, not {', '.join(map(str, bad))}")
-    folder = StrengthFolder(out, command)
+    folder = StrengthFolder(out, command, format_report)
     out = folder.out
 
     def match(name: str, specs: list[str], count: int, players: int, duplicate: bool) -> pd.DataFrame:
         return run_match("caverna", specs, count, seed, progress=progress, jobs=jobs, out=out / name,
                          duplicate=duplicate, players=players)
 
+    def rerun(part: str, names: list[str]):
+        """The running mark of a part whose games go to the results folders `names`."""
+        return folder.running(part, f"{len(names)} match{'es' if len(names) > 1 else ''} "
+                                    f"({', '.join(f'`{n}/`' for n in names)})", results=names)
+
     def preset(spec: str, players: int) -> str:
         return resolve_preset(spec, load_game("caverna", players=players))
 
     if "solo" in parts:
         solo = preset(strongest, 1)
-        folder.record("solo", {**solo_figures(match("solo", [solo], solo_games, 1, False)),
-                               "play": play_figures(out / "solo", solo), "seed": seed})
+        with rerun("solo", ["solo"]):
+            table = match("solo", [solo], solo_games, 1, False)
+        folder.record("solo", {**solo_figures(table), "play": play_figures(out / "solo", solo), "seed": seed})
     if "versus" in parts:
         first, second = preset(strongest, 2), preset(rollout, 2)
-        games_table = match("strongest_vs_rollout", [first, second], games, 2, True)
+        with rerun("versus", ["strongest_vs_rollout"]):
+            games_table = match("strongest_vs_rollout", [first, second], games, 2, True)
         folder.record("versus", {**versus_figures(games_table, first, second), "seed": seed,
                                  "play": play_figures(out / "strongest_vs_rollout", first),
                                  "opponent_play": play_figures(out / "strongest_vs_rollout", second)})
     if "players" in parts:
         rows = []
-        for players in player_counts:
-            spec = preset(strongest, players)
-            table = match(f"players-{players}", [spec] * players, player_games, players, False)
-            rows.append({"agent": spec, **score_stats(table), "family": family(table),
-                         "play": play_figures(out / f"players-{players}", spec)})
+        with rerun("players", [f"players-{players}" for players in player_counts]):
+            for players in player_counts:
+                spec = preset(strongest, players)
+                table = match(f"players-{players}", [spec] * players, player_games, players, False)
+                rows.append({"agent": spec, **score_stats(table), "family": family(table),
+                             "play": play_figures(out / f"players-{players}", spec)})
         folder.record("players", rows)
     if "ladder" in parts:
-        rungs = []
-        for stronger, weaker in zip(DIFFICULTIES[:0:-1], DIFFICULTIES[-2::-1]):
-            first, second = preset(stronger, 2), preset(weaker, 2)
-            table = match(f"ladder-{stronger}_vs_{weaker}", [first, second], ladder_games, 2, True)
-            rungs.append({"preset": stronger, "next_down": weaker, **versus_figures(table, first, second)})
-        solo_rows = []
-        for difficulty in DIFFICULTIES:
-            table = match(f"ladder-solo-{difficulty}", [preset(difficulty, 1)], ladder_solo_games, 1, False)
-            solo_rows.append({"preset": difficulty, **solo_figures(table)})
+        rungs, solo_rows = [], []
+        pairs = list(zip(DIFFICULTIES[:0:-1], DIFFICULTIES[-2::-1]))
+        with rerun("ladder", [f"ladder-{a}_vs_{b}" for a, b in pairs] + [f"ladder-solo-{d}" for d in DIFFICULTIES]):
+            for stronger, weaker in pairs:
+                first, second = preset(stronger, 2), preset(weaker, 2)
+                table = match(f"ladder-{stronger}_vs_{weaker}", [first, second], ladder_games, 2, True)
+                rungs.append({"preset": stronger, "next_down": weaker, **versus_figures(table, first, second)})
+            for difficulty in DIFFICULTIES:
+                table = match(f"ladder-solo-{difficulty}", [preset(difficulty, 1)], ladder_solo_games, 1, False)
+                solo_rows.append({"preset": difficulty, **solo_figures(table)})
         folder.record("ladder", {"two_players": rungs, "solo": solo_rows, "seed": seed})
     if "cost" in parts:
         rows = [{"role": "analysis", **cpu_per_game(analysis, players, cost_games, seed)} for players in (2, 4)]
         rows += [{"role": "strongest", **cpu_per_game(strongest, players, cost_games, seed)} for players in (1, 2)]
         folder.record("cost", rows)
-    return folder.finish(format_report)
+    return folder.finish()
 
 
 def _interval(low: float | None, high: float | None, digits: int = 1) -> str:
@@ -215,6 +224,7 @@ def format_report(summary: dict[str, Any]) -> str:
              "does, undecided otherwise (too few games to tell). The rulebook calls about 80 points a realistic "
              "good game and 100 or more the mark of advanced players (and the solo target). Commands, by part:", ""]
     lines += command_lines(summary)
+    lines += running_lines(summary)
     if "solo" in parts:
         s = parts["solo"]
         verdict = goal_verdict(_nan(s["mean_low"]), _nan(s["mean_high"]), GOALS["solo_mean"])

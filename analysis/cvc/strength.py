@@ -35,7 +35,7 @@ from ..balance import tie_counts
 from ..batch import agent_record, check_jobs, in_workers, run_match
 from ..progress import progress_bar
 from ..stats import goal_verdict, mean_interval, wilson_interval
-from ..strength import StrengthFolder, check_parts, command_lines
+from ..strength import StrengthFolder, check_parts, command_lines, running_lines
 
 PARTS = ("solo", "ceiling", "nrpa_ceiling", "matches", "ladder", "cost", "speed")
 SOLO_PARTS = ("solo", "ceiling", "nrpa_ceiling")    # played on the same solo deals, kept in solo.parquet
@@ -210,7 +210,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
     check_jobs(jobs)
     if games < 2 or games % 2:
         raise ConfigError(f"--games must be even and at least 2 (every deal is played with both seatings), not {games}")
-    folder = StrengthFolder(out, command)
+    folder = StrengthFolder(out, command, format_report)
     record = folder.record
     solo_game_spec = resolve_preset(strongest, load_game("cvc", players=1))
 
@@ -221,8 +221,9 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         tables = []
         for part in played:
             spec, clairvoyant = solo_runs[part]
-            games_played = play_solo(spec, solo_games, seed, jobs, clairvoyant, progress, out / f"{part}_games",
-                                     label=f"cvc {part}")
+            with folder.running(part, f"`{spec}`{' told the deal' if clairvoyant else ''}, {solo_games} solo games"):
+                games_played = play_solo(spec, solo_games, seed, jobs, clairvoyant, progress, out / f"{part}_games",
+                                         label=f"cvc {part}")
             tables.append(games_played.assign(part=part))
         table = pd.concat(tables, ignore_index=True)
         if (out / "solo.parquet").exists():
@@ -247,8 +248,9 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
             first, second = resolve_preset(first, two), resolve_preset(second, two)
             # Each match keeps its finished games in its own results folder, so an interrupted report (a
             # 400-game match of `strongest` takes CPU-hours) resumes where it stopped when run again.
-            results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs, duplicate=True,
-                                out=out / name)
+            with folder.running(f"match:{name}", f"`{first}` against `{second}`", results=[name]):
+                results = run_match("cvc", [first, second], games, seed, progress=progress, jobs=jobs,
+                                    duplicate=True, out=out / name)
             results.to_parquet(out / f"{name}.parquet", index=False)
             ties = tie_counts(results).iloc[0]
             record(f"match:{name}", {"agent": first, "opponent": second, **agent_record(results, first),
@@ -265,7 +267,7 @@ def strength_report(out: Path, games: int, solo_games: int, jobs: int, seed: int
         with progress_bar(2 * len(positions), "MCTS speed", "position", progress) as bar:
             record("speed", [mcts_speed(positions, "random", 200, 5000, bar),
                              mcts_speed(positions, "none", 500, 50000, bar)])
-    return folder.finish(format_report)
+    return folder.finish()
 
 
 def match_goal(name: str) -> tuple[float, bool]:
@@ -282,6 +284,7 @@ def format_report(summary: dict[str, Any]) -> str:
              "Verdicts come from the 95% interval: met when all of it reaches the goal, not met when none of it "
              "does, undecided otherwise (too few games to tell). Commands, by part:", ""]
     lines += command_lines(summary)
+    lines += running_lines(summary)
     if any(part in parts for part in SOLO_PARTS):
         lines += ["", "## Solo (rulebook: 50 points is the goal, more than 60 remarkable)", "",
                   "| run | games | mean | 95% interval | sd | range | reach 50 | reach 60 | CPU-s/game (max) |",
