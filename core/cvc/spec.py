@@ -64,9 +64,8 @@ SPEC = GameSpec(
                         "--parts match:strongest_vs_greedy --games 400 --jobs 2 --out results/strength, "
                         "2026-12-05); 94.8% [92.1, 96.5] of 400 against cvc_turn_mcts:iterations=500, leading "
                         "by 9.3 points (the heuristic strongest: 85.8%) (--parts match:strongest_vs_mcts, same "
-                        "command); 79.6% [75.2, 83.3] of the first 377 of 400 games against hard, 53.4 points to 48.3 "
-                        "(the heuristic strongest: 66.8% of 400; --parts match:strongest_vs_hard, same command"
-                        ", being finished)"),
+                        "command); 79.2% [75.0, 82.9] of 400 games against hard, 53.4 points to 48.4 (the "
+                        "heuristic strongest: 66.8%; --parts match:strongest_vs_hard, same command)"),
         Preset("medium", "cvc_expectimax:depth=2", players=(1,),
                cost="6.5 s a game (wall, 15 deals, 3 processes on 2 cores, 2026-12-04)",
                strength="solo 49.7 points over 15 deals, 53% reaching 50 (cavekit match cvc --players 1 --agents "
