@@ -201,7 +201,8 @@ def test_a_match_stopped_by_ctrl_c_is_named_in_the_report_with_the_games_it_stor
     stored = json.loads(manifest.read_text())["games_done"]
     assert 1 <= stored < 400, "the Ctrl-C should stop the match midway"
     summary = json.loads((out / "summary.json").read_text())
-    assert "match:strongest_vs_greedy" not in summary["parts"] and set(summary["running"]) == {"match:strongest_vs_greedy"}
+    assert "match:strongest_vs_greedy" not in summary["parts"]
+    assert set(summary["running"]) == {"match:strongest_vs_greedy"}
     report = (out / "report.md").read_text()
     assert "## Parts being re-run" in report
     assert (f"- match:strongest_vs_greedy: `random` against `random`; {stored} of 400 games stored so far: "

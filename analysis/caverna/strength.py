@@ -169,14 +169,15 @@ def strength_report(out: str | Path, command: str, parts: Sequence[str] = PARTS,
         folder.record("players", rows)
     if "ladder" in parts:
         rungs, solo_rows = [], []
-        pairs = list(zip(DIFFICULTIES[:0:-1], DIFFICULTIES[-2::-1]))
-        with rerun("ladder", [f"ladder-{a}_vs_{b}" for a, b in pairs] + [f"ladder-solo-{d}" for d in DIFFICULTIES]):
-            for stronger, weaker in pairs:
+        rung_names = {f"ladder-{a}_vs_{b}": (a, b) for a, b in zip(DIFFICULTIES[:0:-1], DIFFICULTIES[-2::-1])}
+        solo_names = {f"ladder-solo-{d}": d for d in DIFFICULTIES}
+        with rerun("ladder", [*rung_names, *solo_names]):
+            for name, (stronger, weaker) in rung_names.items():
                 first, second = preset(stronger, 2), preset(weaker, 2)
-                table = match(f"ladder-{stronger}_vs_{weaker}", [first, second], ladder_games, 2, True)
+                table = match(name, [first, second], ladder_games, 2, True)
                 rungs.append({"preset": stronger, "next_down": weaker, **versus_figures(table, first, second)})
-            for difficulty in DIFFICULTIES:
-                table = match(f"ladder-solo-{difficulty}", [preset(difficulty, 1)], ladder_solo_games, 1, False)
+            for name, difficulty in solo_names.items():
+                table = match(name, [preset(difficulty, 1)], ladder_solo_games, 1, False)
                 solo_rows.append({"preset": difficulty, **solo_figures(table)})
         folder.record("ladder", {"two_players": rungs, "solo": solo_rows, "seed": seed})
     if "cost" in parts:
