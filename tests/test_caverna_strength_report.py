@@ -148,3 +148,30 @@ def test_a_part_stopped_midway_is_named_in_the_report_with_the_games_its_matches
     report = (out / "report.md").read_text()
     assert ("- players: 2 matches (`players-2/`, `players-3/`); 1 game stored so far: "
             "`cavekit strength caverna --parts players`") in report
+
+
+def test_the_ladder_plays_each_preset_against_the_next_one_down_and_every_preset_solo(tmp_path, monkeypatch):
+    # The real presets cost minutes a game; cheap stand-ins, one a difficulty, keep the rows told apart.
+    cheap = {"easy": "caverna_greedy:weights=hand", "medium": "caverna_greedy",
+             "hard": "caverna_pilot:candidates=2,horizon=1", "strongest": "caverna_pilot:candidates=3,horizon=1"}
+    monkeypatch.setattr(strength, "resolve_preset", lambda spec, game: cheap.get(spec, spec))
+    out = tmp_path / "strength"
+    summary = strength.strength_report(out, "cavekit strength caverna --parts ladder", parts=("ladder",),
+                                       ladder_games=2, ladder_solo_games=1, jobs=1, progress=False)
+    assert not summary.get("running")
+    ladder = summary["parts"]["ladder"]
+    assert [(r["preset"], r["next_down"]) for r in ladder["two_players"]] == [
+        ("strongest", "hard"), ("hard", "medium"), ("medium", "easy")]
+    assert all(r["games"] == 2 for r in ladder["two_players"])
+    assert [r["preset"] for r in ladder["solo"]] == ["easy", "medium", "hard", "strongest"]
+    assert all(r["games"] == 1 and r["min"] == r["max"] == r["mean"] for r in ladder["solo"])
+    folders = {"ladder-strongest_vs_hard", "ladder-hard_vs_medium", "ladder-medium_vs_easy",
+               *(f"ladder-solo-{d}" for d in cheap)}
+    assert folders <= {p.name for p in out.iterdir()}
+    solo = load_games(out / "ladder-solo-medium")
+    assert list(solo["agent_0"]) == ["caverna_greedy"]
+    report = (out / "report.md").read_text()
+    assert "## The preset ladder" in report and "Parts being re-run" not in report
+    assert "| strongest (`caverna_pilot:candidates=3,horizon=1`) | hard (`caverna_pilot:candidates=2,horizon=1`) | 2 |" \
+        in report
+    assert "| easy | `caverna_greedy:weights=hand` | 1 |" in report
