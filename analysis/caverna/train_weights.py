@@ -53,6 +53,17 @@ Two players, the `hard` pilot with one weight scaled against the shipped `hard` 
 lead +- 1.8 s.e.): `feeding_urgency` x 3 -15.5 points (22% won), `food_gap` x 10 and x 30 -24.6 and -24.5 (begging
 in 6% and 0% of games, against 10%), `dwarf_harvest_food` x 3 -0.6, `dwarf_round` x 0.7 +1.1. More weight on
 food without a feature for food income (fields, breeding, food furnishings) buys security by hoarding food.
+Tried and dropped (2026-12-06, scratch scripts). Two players, restarts of the greedy stage (seeds 1-4, the
+shipped run being seed 0; about 8 min each on 2 cores; greedy self-play 47.1, 50.3, 46.3 and 48.5 points a seat
+against the shipped 50.0), each judged by `hard` with it against the shipped `hard` (200 duplicate games, seed 11,
++- 1.5-1.9 s.e.): -5.5, +2.7, -4.1 and +0.2 points of lead (the shipped weights against themselves: -1.2). The
+best, seed 2, did not hold on other deals: -0.4 +- 1.4 (seed 12) and, as `strongest`, -6.6 +- 1.8 (seed 13, 42%
+won): a 200-game selection among restarts picks noise, so two-player restarts would need far more games to judge.
+Solo, the greedy stage from a weapon-minded start (the shipped solo weights with `ore` x 5 and `weapon` x 30, with
+which greedy play arms 1.3 dwarfs a game; 12 generations): greedy play 47 -> 60 points and no dwarf armed at the
+end (weapon 3.2 a point of strength, ore 1.4), against 77 for the shipped weights; the level-1 pilot with those
+weights 71.8. Greedy play with the shipped weights arms no dwarf even at `weapon` x 30 (5 points a point of
+strength): it never holds the ore to forge, and lines that forge score worse in its play-outs.
 
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
         --players 1 2 3 4 5 7 --pilot-generations 15 --pilot-games 8 --solo-restarts 6 --select-games 10
