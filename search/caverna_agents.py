@@ -208,13 +208,15 @@ def expected_points(state: Any, weights: dict[str, float] | None = None) -> list
         goods = tuple((g, n) for g, n in p.goods.items() if n)
         animals = tuple((a, n) for a, n in p.animals.items() if n)
         dwarfs = p.dwarfs
-        now = _score_total(p.board, goods, animals, dwarfs, tuple(p.weapons()), p.begging, config)
+        # the acting dwarf's weapon as it is now: a weapon forged (or loot's +1) shows before the turn ends
+        weapons = tuple(sorted(x for x in state.weapons_of(q) if x > 0))
+        now = _score_total(p.board, goods, animals, dwarfs, weapons, p.begging, config)
         g = p.goods
         promise = sum(w[k] * g[k] for k in GOODS_WEIGHTED)
         room = float(_room(p.board, dwarfs))
         if not room and dwarfs < fu.family_limit(p.board):
             room = w["dwelling_plan"] * (min(g["wood"], 4) + min(g["stone"], 3)) / 7.0
-        promise += w["weapon"] * sum(p.weapons())
+        promise += w["weapon"] * sum(weapons)
         features = _board_features(p.board, config)
         promise += sum(w[name] * n for name, n in zip(BOARD_FEATURES, features))
         value = now + share * promise + (w["dwarf_round"] * dwarfs + w["free_room_round"] * room) * work_left

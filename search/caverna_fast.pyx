@@ -70,14 +70,14 @@ from libc.string cimport memcpy, memset
 
 from cavekit.core.compiled_common cimport next_random, search_rng
 from cavekit.core.caverna.compiled cimport (CK_NONE, HK_FEED_1, HK_MARKER, HK_NO_HARVEST, HK_NONE, K_CONVERT,
-                                           K_END_TURN, K_ORDER, K_PEACEFUL, K_PLACE, MAX_ACTIONS, MAX_CARDS,
+                                           K_END_TURN, K_ORDER, K_PEACEFUL, K_PLACE, MAX_ACTIONS, MAX_CARDS, MAX_DWARFS,
                                            MAX_PLAYERS, NO_SPACE, NUM_ANIMALS, NUM_GOODS, NUM_GRID, NUM_POS,
                                            PH_CHOICE, PH_FEEDING, PH_OVER, PH_START, PH_WORK, T_CAVERN,
                                            T_DEEP_TUNNEL, T_FIELD, T_MEADOW, T_TUNNEL, Board, Config, CoreState,
                                            GameState, Player, Summary, Tables, apply_action, chance_kind,
                                            chance_outcomes, current_player, dwarf_room, dwarfs_of, family_limit,
                                            feeding_need, legal_actions, make_config, player_summary, returns,
-                                           score, tab)
+                                           score, tab, weapons_of)
 
 import math
 
@@ -286,13 +286,22 @@ cdef void expected_points(const GameState* s, const Weights* w, double* out) noe
     cdef const Config* cfg = &tab(s).cfg
     cdef const Player* p
     cdef Summary summary
-    cdef int q, k, dwarfs, weapons, pairs, food, need, now
+    cdef int q, k, dwarfs, weapons, armed, n_weapons, pairs, food, need, now
     cdef int counts[NUM_BOARD_FEATURES]
+    cdef int weapon_list[MAX_DWARFS]
     _timing(s, &share, &work_left, &harvests)
     for q in range(s.num_players):
         p = &s.players[q]
         dwarfs = dwarfs_of(p)
+        # the acting dwarf's weapon as it is now: a weapon forged (or loot's +1) shows before the turn ends
+        n_weapons = weapons_of(s, q, weapon_list)
+        weapons = armed = 0
+        for k in range(n_weapons):
+            if weapon_list[k] > 0:
+                weapons += weapon_list[k]
+                armed += 1
         player_summary(s, q, &summary)
+        summary.armed_dwarfs = armed
         now = score(&summary, cfg)
         promise = 0.0
         for k in range(NUM_GOODS):
@@ -300,11 +309,6 @@ cdef void expected_points(const GameState* s, const Weights* w, double* out) noe
         room = <double>_room(&p.board, dwarfs)
         if not room and dwarfs < family_limit(&p.board, &DEFAULT_CFG):
             room = w.dwelling_plan * (min(p.goods[WOOD], 4) + min(p.goods[STONE], 3)) / 7.0
-        weapons = 0
-        for k in range(p.n_ready):
-            weapons += p.ready[k] if p.ready[k] > 0 else 0
-        for k in range(p.n_placed):
-            weapons += p.placed[k] if p.placed[k] > 0 else 0
         promise += w.weapon * weapons
         _board_features(&p.board, cfg, counts)
         for k in range(NUM_BOARD_FEATURES):

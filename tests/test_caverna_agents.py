@@ -61,6 +61,30 @@ def test_solo_evaluation_is_points_near_the_score():
     assert abs(value - late.scores()[0]) < 25
 
 
+def test_the_evaluator_sees_a_weapon_forged_before_the_turn_ends():
+    """The acting dwarf's weapon joins `Player.placed` only when its turn ends; the evaluator must count it as
+    soon as it is forged, or the turn's one-step choices forge the cheapest weapon (strength 1) every time."""
+    from cavekit.search import caverna_fast as cf
+    from cavekit.search.caverna_agents import CAVERNA_WEIGHTS, _timing, expected_points
+    from test_caverna_actions import do, setup, start
+
+    s = start(players=2)
+    mover = s.current_player()
+    setup(s, goods={"ore": 8}, spaces=["blacksmithing"])
+    do(s, "place blacksmithing")
+    values = {}
+    for strength in (1, 8):
+        forged = s.clone()
+        do(forged, f"forge weapon {strength}")
+        assert forged.players[mover].placed == [0]            # not written before the turn ends
+        assert forged.weapons_of(mover)[-1] == strength
+        values[strength] = expected_points(forged)[mover]
+        assert cf.expected_points_state(forged)[mover] == pytest.approx(values[strength], abs=1e-9)
+    share = _timing(forged)[0]                                 # the same round, the same share
+    w = CAVERNA_WEIGHTS
+    assert values[8] - values[1] == pytest.approx(7 * share * (w["weapon"] - w["ore"]), abs=1e-9)
+
+
 def test_heuristic_beats_random_by_a_wide_margin():
     game = load_game("caverna", players=2)
     margins, wins = [], 0

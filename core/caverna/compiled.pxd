@@ -333,6 +333,7 @@ cdef bint is_legal(const GameState* s, int action) noexcept nogil
 cdef void apply_action(GameState* s, int action) noexcept nogil
 cdef int feeding_need(const GameState* s, int player) noexcept nogil
 cdef void player_summary(const GameState* s, int q, Summary* out) noexcept nogil
+cdef int weapons_of(const GameState* s, int player, int* out) noexcept nogil   # the acting dwarf's as it is now
 cdef void scores(const GameState* s, int* out) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil   # compiled_common's generator

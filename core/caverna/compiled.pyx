@@ -3063,7 +3063,7 @@ cdef bint place_ok(const GameState* s, int player, int space) noexcept nogil:
 # Legal actions (ReferenceState._compute_legal)
 
 cdef int weapons_of(const GameState* s, int player, int* out) noexcept nogil:
-    """`ReferenceState._weapons_of`: every dwarf's weapon, the acting dwarf's as it is now."""
+    """`ReferenceState.weapons_of`: every dwarf's weapon, the acting dwarf's as it is now."""
     cdef const Player* p = &s.players[player]
     cdef int k, n = 0
     cdef bint acting = s.has_turn and s.actor == player and s.phase == PH_WORK

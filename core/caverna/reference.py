@@ -507,11 +507,12 @@ class ReferenceState(StateMixin):
             if spec.source in sources and _pay_ok(have, dict(spec.pay)):
                 result.append(i)
         if "peaceful_cave" in sources:
-            result.extend(table.peaceful[w] for w in sorted(set(self._weapons_of(player))) if w > 0)
+            result.extend(table.peaceful[w] for w in sorted(set(self.weapons_of(player))) if w > 0)
         return result
 
-    def _weapons_of(self, player: int) -> list[int]:
-        """Weapons of all the player's dwarfs, the acting dwarf's as it is now."""
+    def weapons_of(self, player: int) -> list[int]:
+        """Weapons of all the player's dwarfs (0: unarmed), the acting dwarf's as it is now (forged or made
+        stronger during its turn; `Player.placed` gets it when the turn ends)."""
         p = self.players[player]
         acting = self.turn is not None and self.actor == player and self.phase == "work"
         placed = p.placed[:-1] + [self.turn.dwarf] if acting and p.placed else p.placed  # type: ignore[union-attr]
