@@ -40,6 +40,7 @@ ctypedef struct Policy:
     bint turn_lookahead
     int max_turn_steps
     double noise                            # 1e-9 as in Python; 0 makes the first of equal values win
+    bint settle                             # one-step choices judged once what they leave owing is done
     int plan[MAX_LINE]                      # the line being followed: plan[plan_pos] is next
     int plan_n
     int plan_pos
@@ -63,7 +64,7 @@ cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, cons
 # the heuristic policy's parts, for searchers that choose some of its decisions themselves (caverna_nrpa)
 cdef CoreState _compiled(object state)
 cdef void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
-                       int max_turn_steps) noexcept nogil
+                       int max_turn_steps, bint settle) noexcept nogil
 cdef int _best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
                     double* value_out) noexcept nogil
 cdef int _turn_lines(const GameState* s, const int* legal, int n, int player, Policy* pol, uint64_t* rng,

@@ -2,7 +2,7 @@
 
 A port of `search/caverna_agents.py`, read side by side with it: the same functions in the same order
 (`_timing`, `_room`, `_board_features`, `expected_points`, `caverna_evaluate`, `_representatives`, the
-heuristic's `_best_step`, `turn_lines`, `_complete_turn`, `planned`/`follow`, and the rollout agent's
+heuristic's `_best_step` with `_settle`, `turn_lines`, `_complete_turn`, `planned`/`follow`, and the rollout agent's
 `_rollout`), with the same numbers: the C evaluator equals the Python one within 1e-9 on every kind of
 position (tests/test_caverna_fast.py), and the C policy's choices are the Python heuristic's best choices
 (the very same choices and planned lines when neither adds tie noise).
@@ -88,8 +88,11 @@ from ..core.caverna.compiled import CompiledState
 from ..core.caverna.rules import ANIMALS, FARM_ANIMALS, GOODS, default_config
 from ..core.caverna.spec import SPEC
 from .agent import choosable_actions, register_agent
-from .caverna_agents import BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED, FollowsLines
+from .caverna_agents import (BOARD_FEATURES, CAVERNA_SCALE, CAVERNA_WEIGHTS, GOODS_WEIGHTED, FollowsLines,
+                            settles_by_default)
 from .caverna_agents import FOOD_BILL_PLAYERS as _FOOD_BILL_PLAYERS
+from .caverna_agents import SETTLE_FROM_PLAYERS as _SETTLE_FROM_PLAYERS
+from .caverna_agents import SETTLE_STEPS as _SETTLE_STEPS
 from .caverna_weights import WEIGHTS_OPTION, weights_for
 
 assert len(BOARD_FEATURES) == NUM_BOARD_FEATURES, "search/caverna_agents.py BOARD_FEATURES changed"
@@ -104,6 +107,8 @@ MAX_ROLLOUT_NOISE = 20.0                   # caverna_pilot's noise option, in po
 
 cdef int NUM_ACTIONS = 0
 cdef int FOOD_BILL_PLAYERS = _FOOD_BILL_PLAYERS   # `caverna_agents.FOOD_BILL_PLAYERS`, for nogil code
+cdef int SETTLE_STEPS = _SETTLE_STEPS              # `caverna_agents.SETTLE_STEPS`
+cdef int SETTLE_FROM_PLAYERS = _SETTLE_FROM_PLAYERS
 cdef int8_t KIND[MAX_ACTIONS]              # actions.py kind of each action
 cdef int8_t GROUP[MAX_ACTIONS]             # `_representatives` key: furnishing or crop group, -1: the action itself
 cdef int GOODS_WEIGHTED_IDX[NUM_GOODS]     # GOODS_WEIGHTED order -> struct goods index
@@ -417,9 +422,9 @@ cdef int _representatives(const int* actions, int n, int* out) noexcept nogil:
     return m
 
 
-cdef int _best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
-                    double* value_out) noexcept nogil:
-    """The action whose result evaluates best for `player` (ties broken by the policy's noise)."""
+cdef int _plain_best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
+                          double* value_out) noexcept nogil:
+    """The action whose result evaluates best for `player`, the result as it stands (ties: the noise)."""
     cdef GameState child
     cdef double values[MAX_PLAYERS]
     cdef double value, best_value = -INFINITY
@@ -427,6 +432,63 @@ cdef int _best_step(const GameState* s, const int* legal, int n, int player, Pol
     for k in range(n):
         memcpy(&child, s, sizeof(GameState))
         apply_action(&child, legal[k])
+        evaluate(&child, pol.w, values)
+        value = values[player] + pol.noise * uniform(pol.rng)
+        if value > best_value:
+            best, best_value = legal[k], value
+    if value_out != NULL:
+        value_out[0] = best_value
+    return best
+
+
+cdef inline bint _settles_by_default(int players) noexcept nogil:
+    """`caverna_agents.settles_by_default`."""
+    return players >= SETTLE_FROM_PLAYERS
+
+
+cdef bint _can_end_turn(const int* legal, int n) noexcept nogil:
+    cdef int k
+    for k in range(n):
+        if KIND[legal[k]] == K_END_TURN:
+            return True
+    return False
+
+
+cdef void _settle(GameState* s, int player, Policy* pol) noexcept nogil:
+    """Carry out what an action leaves owing before the turn may end (an animal overflow, a furnishing's
+    payment, a loot item's tile, the rest of a compulsory part) one step greedily, so that the action is
+    judged by what it comes to rather than by a half-done position."""
+    cdef int legal[MAX_ACTIONS]
+    cdef int options[MAX_ACTIONS]
+    cdef int step, n, m
+    cdef const int* choices
+    for step in range(SETTLE_STEPS):
+        if s.phase != PH_WORK or current_player(s) != player or not s.has_turn:
+            return
+        n = legal_actions(s, legal)
+        if n == 0 or _can_end_turn(legal, n):
+            return
+        m = _representatives(legal, n, options)       # as in `_complete_turn`: conversions left out
+        choices = options
+        if m == 0:
+            choices, m = legal, n
+        apply_action(s, choices[0] if m == 1 else _plain_best_step(s, choices, m, player, pol, NULL))
+
+
+cdef int _best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
+                    double* value_out) noexcept nogil:
+    """The action whose result evaluates best for `player`, once what it leaves owing is settled if the policy
+    settles (`_settle`); ties broken by the policy's noise."""
+    cdef GameState child
+    cdef double values[MAX_PLAYERS]
+    cdef double value, best_value = -INFINITY
+    cdef int k, best = legal[0]
+    if not pol.settle:
+        return _plain_best_step(s, legal, n, player, pol, value_out)
+    for k in range(n):
+        memcpy(&child, s, sizeof(GameState))
+        apply_action(&child, legal[k])
+        _settle(&child, player, pol)
         evaluate(&child, pol.w, values)
         value = values[player] + pol.noise * uniform(pol.rng)
         if value > best_value:
@@ -555,8 +617,9 @@ cdef int policy_step(Policy* pol, const GameState* s) noexcept nogil:
 
 
 cdef void _init_policy(Policy* pol, const Weights* w, uint64_t* rng, bint turn_lookahead,
-                       int max_turn_steps) noexcept nogil:
+                       int max_turn_steps, bint settle) noexcept nogil:
     pol.w = w
+    pol.settle = settle
     pol.rng = rng
     pol.turn_lookahead = turn_lookahead
     pol.max_turn_steps = max_turn_steps
@@ -598,7 +661,7 @@ cdef int heuristic_playout(GameState* s, uint64_t* rng) noexcept nogil:
     """The heuristic (hand-set weights, turn look-ahead, 12 steps) in every seat to the end; chance and tie
     noise from `rng`. The number of steps (-1 if memory ran out)."""
     cdef Policy pol
-    _init_policy(&pol, &DEFAULT_WEIGHTS, rng, True, 12)
+    _init_policy(&pol, &DEFAULT_WEIGHTS, rng, True, 12, _settles_by_default(s.num_players))
     return play_policy(s, &pol, -1)
 
 
@@ -675,7 +738,7 @@ cdef int play_pilot(GameState* s, Policy* pol, uint64_t* rng, const PilotSetting
     return steps
 
 
-cdef double _rollout(const GameState* s, const Line* line, int player, const Weights* w, const PilotSettings* ps,
+cdef double _rollout(const GameState* s, const Line* line, int player, const Policy* outer, const PilotSettings* ps,
                      int level, uint64_t* pilot_rng, Record* rec) noexcept nogil:
     """The mover's value after `line` and the level-`level` pilot (0: the heuristic) playing on for
     `ps.horizon` rounds (0: to the end) with `ps.rollout_noise` on its policy's choices, the line and the
@@ -693,13 +756,13 @@ cdef double _rollout(const GameState* s, const Line* line, int player, const Wei
     for k in range(line.n):
         apply_action(&sim, line.actions[k])
         _record(rec, line.actions[k])
-    _init_policy(&pol, w, &rng, True, 12)
+    _init_policy(&pol, outer.w, &rng, True, 12, outer.settle)
     # the noise is in points; with two or more players the policy compares tanh(lead / scale) values, in
     # which a point of lead near an even position is worth 1 / scale
-    pol.noise = ps.rollout_noise if s.num_players == 1 else ps.rollout_noise / w.scale
+    pol.noise = ps.rollout_noise if s.num_players == 1 else ps.rollout_noise / outer.w.scale
     if play_pilot(&sim, &pol, &rng, ps, level, sim.round + ps.horizon if ps.horizon else -1, rec) < 0:
         return -INFINITY
-    evaluate(&sim, w, values)
+    evaluate(&sim, outer.w, values)
     return values[player]
 
 
@@ -726,7 +789,7 @@ cdef int pilot_choose(const GameState* s, Policy* pol, uint64_t* pilot_rng, cons
     for k in range(min(ps.candidates, n)):
         value = 0.0
         for r in range(ps.rollouts):
-            one = _rollout(s, &lines[k], player, pol.w, ps, level - 1, pilot_rng, rec)
+            one = _rollout(s, &lines[k], player, pol, ps, level - 1, pilot_rng, rec)
             if one == -INFINITY:
                 free(lines)
                 free(rec)
@@ -760,11 +823,11 @@ cdef class _FastPolicy:
     cdef uint64_t rng
     cdef CavernaWeights weights
 
-    def __init__(self, seed: int, bint turn_lookahead, int max_turn_steps, CavernaWeights weights,
+    def __init__(self, seed: int, bint turn_lookahead, int max_turn_steps, CavernaWeights weights, bint settle,
                  double tie_noise=1e-9):
         self.rng = search_rng(seed)
         self.weights = weights
-        _init_policy(&self.pol, &weights.w, &self.rng, turn_lookahead, max_turn_steps)
+        _init_policy(&self.pol, &weights.w, &self.rng, turn_lookahead, max_turn_steps, settle)
         self.pol.noise = tie_noise
 
     def choose(self, state) -> tuple[int, list[int]]:
@@ -816,17 +879,24 @@ def _check_range(agent: str, name: str, value: int, low: int, high: int | None =
 
 
 class CavernaGreedyAgent(FollowsLines):
-    """caverna_heuristic in C: placements valued by the whole turn played greedily, the rest one step greedy."""
+    """caverna_heuristic in C: placements valued by the whole turn played greedily, the rest one step greedy.
+
+    `settle` (default: 1 from two players on, 0 solo) judges a one-step choice once what it leaves owing is done
+    (`_settle`; measurements at `caverna_agents.SETTLE_STEPS`)."""
 
     name = "caverna_greedy"
 
     def __init__(self, game, seed=None, turn_lookahead: int = 1, max_turn_steps: int = 12,
-                 weights: CavernaWeights | str = "tuned", tie_noise: float = 1e-9):
+                 weights: CavernaWeights | str = "tuned", tie_noise: float = 1e-9, settle: int | None = None):
         # tie_noise (not a spec option): 0 makes the first of equal values win, as tests need to compare
         # choices with the Python heuristic's exactly
         _check_range("caverna_greedy", "turn_lookahead", turn_lookahead, 0, 1)
         _check_range("caverna_greedy", "max_turn_steps", max_turn_steps, 0, MAX_TURN_STEPS)
+        if settle is not None:
+            _check_range("caverna_greedy", "settle", settle, 0, 1)
         self.game = game
+        # caverna_agents.SETTLE_STEPS: by default from two players on
+        self.settle = settles_by_default(game.num_players) if settle is None else bool(settle)
         self._seed = seed
         self.turn_lookahead = bool(turn_lookahead)
         self.max_turn_steps = max_turn_steps
@@ -837,7 +907,7 @@ class CavernaGreedyAgent(FollowsLines):
     def reset(self) -> None:
         """Restart the generator from the seed and drop the plan."""
         self.policy = _FastPolicy(_seed_state(self._seed), self.turn_lookahead, self.max_turn_steps, self.weights,
-                                  self.tie_noise)
+                                  self.settle, self.tie_noise)
         self._plan: list[int] = []
         self._plan_history: list[int] = []
 
@@ -910,6 +980,9 @@ class CavernaPilotAgent:
     better one (nested Monte Carlo search's memorised sequence): it never ends below a game it has seen, and
     `best_found` is the score it is heading for. Each nested level does the same inside its rollouts.
 
+    `settle` (0 or 1; default 1 from two players on, 0 solo: `caverna_agents.SETTLE_STEPS` has the measurements)
+    makes the policy judge its one-step choices once what they leave owing is done, in the agent and its rollouts.
+
     `noise` (points, default 0: ties only; with two or more players points of lead, about noise / 15 in
     the policy's tanh values) is added to the rollout policies' choices as a uniform draw, so
     that repeated rollouts of a line differ: solo, with several `rollouts` a line, the memorised game is the
@@ -937,7 +1010,7 @@ class CavernaPilotAgent:
     name = "caverna_pilot"
 
     def __init__(self, game, seed=None, candidates: int = 3, rollouts: int = 1, horizon: int = 0, level: int = 1,
-                 weights: CavernaWeights | str = "tuned", noise: float = 0.0):
+                 weights: CavernaWeights | str = "tuned", noise: float = 0.0, settle: int | None = None):
         _check_range("caverna_pilot", "candidates", candidates, 1)
         _check_range("caverna_pilot", "rollouts", rollouts, 1)
         _check_range("caverna_pilot", "horizon", horizon, 0)
@@ -948,6 +1021,9 @@ class CavernaPilotAgent:
         self._seed = seed
         self.candidates, self.rollouts, self.horizon, self.level = candidates, rollouts, horizon, level
         self.noise = noise
+        if settle is not None:
+            _check_range("caverna_pilot", "settle", settle, 0, 1)
+        self.settle = settle
         self.weights = agent_weights(game, weights)
         # solo rollouts to the end are whole games that replay exactly: keep the best one (see step)
         self.memorize = game.num_players == 1 and horizon == 0
@@ -960,7 +1036,8 @@ class CavernaPilotAgent:
         rng = np.random.default_rng(self._seed)
         self.pilot = _Pilot(int(rng.integers(1 << 62)), self.candidates, self.rollouts, self.horizon, self.level,
                             self.noise if self.noise > 0 else TIE_NOISE)
-        self.policy = CavernaGreedyAgent(self.game, seed=int(rng.integers(1 << 62)), weights=self.weights)
+        self.policy = CavernaGreedyAgent(self.game, seed=int(rng.integers(1 << 62)), weights=self.weights,
+                                         settle=self.settle)
 
     def step(self, state) -> int:
         """The pilot's action for the player to move."""
@@ -1024,7 +1101,8 @@ def heuristic_playouts(state, int count, seed) -> list[list[float]]:
 
 
 register_agent("caverna_greedy", CavernaGreedyAgent,
-               {"turn_lookahead": int, "max_turn_steps": int, "weights": WEIGHTS_OPTION}, game=SPEC.name)
+               {"turn_lookahead": int, "max_turn_steps": int, "weights": WEIGHTS_OPTION, "settle": int},
+               game=SPEC.name)
 register_agent("caverna_pilot", CavernaPilotAgent,
                {"candidates": int, "rollouts": int, "horizon": int, "level": int, "weights": WEIGHTS_OPTION,
-                "noise": float}, game=SPEC.name)
+                "noise": float, "settle": int}, game=SPEC.name)

@@ -78,7 +78,7 @@ cdef int playout(void* problem, const double* W, uint64_t* rng, Game* game) noex
     if lines == NULL:
         return -1
     s = p.root[0]
-    _init_policy(&pol, p.w, rng, True, 12)
+    _init_policy(&pol, p.w, rng, True, 12, False)    # solo: unsettled (caverna_agents.SETTLE_FROM_PLAYERS)
     while s.phase != PH_OVER:
         if chance_kind(&s) != CK_NONE:
             action = _sample_chance(&s, rng)

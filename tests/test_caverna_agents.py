@@ -85,6 +85,52 @@ def test_the_evaluator_sees_a_weapon_forged_before_the_turn_ends():
     assert values[8] - values[1] == pytest.approx(7 * share * (w["weapon"] - w["ore"]), abs=1e-9)
 
 
+def test_from_two_players_on_a_one_step_choice_is_judged_once_what_it_leaves_owing_is_done():
+    """A loot animal the board cannot hold must go before the turn may end; the heuristic judges taking it by the
+    position once that is done (greedily, conversions left out as in the rest of its turn look-ahead), not by
+    the half-done position, which counts an animal it cannot keep."""
+    from cavekit.search import caverna_fast as cf
+    from cavekit.search.caverna_agents import CavernaHeuristicAgent, caverna_evaluate
+    from test_caverna_actions import do, legal, setup, start
+
+    s = start(players=2)
+    mover = s.current_player()
+    setup(s, goods={"ore": 5}, animals={"sheep": 1, "donkey": 1}, spaces=["blacksmithing"])
+    do(s, "place blacksmithing", "forge weapon 5")
+    boar = s.string_to_action("loot wild_boar")
+    half_done = s.clone()
+    half_done.apply_action(boar)
+    assert "end turn" not in legal(half_done)
+    settled = half_done.clone()
+    do(settled, "release sheep", "release donkey")          # the first of equal choices, twice
+    assert "end turn" in legal(settled)
+
+    heuristic = CavernaHeuristicAgent(s.game, seed=0)
+    heuristic.rng = _NoNoise()
+    assert heuristic.settle
+    assert heuristic.step_value(s, boar, mover) == pytest.approx(caverna_evaluate(settled)[mover], abs=1e-12)
+    assert caverna_evaluate(settled)[mover] < caverna_evaluate(half_done)[mover]
+    unsettled = CavernaHeuristicAgent(s.game, seed=0, settle=0)
+    assert unsettled.step_value(s, boar, mover) == caverna_evaluate(half_done)[mover]
+    # settled, the boar is worth less than a wood; half-done it looked worth more
+    wood = s.string_to_action("loot wood")
+    assert heuristic.step_value(s, boar, mover) < heuristic.step_value(s, wood, mover)
+    assert unsettled.step_value(s, boar, mover) > unsettled.step_value(s, wood, mover)
+    # the C policy takes a loot item the Python heuristic values most, settled or not
+    for settle, python in ((1, heuristic), (0, unsettled)):
+        values = {a: python.step_value(s, a, mover) for a in s.legal_actions()}
+        c_choice = make_agent(f"caverna_greedy:weights=hand,settle={settle}", s.game, seed=0).step(s)
+        assert values[c_choice] == pytest.approx(max(values.values()), abs=1e-6)
+    assert cf.evaluate_state(settled) == pytest.approx(caverna_evaluate(settled), abs=1e-9)
+
+
+class _NoNoise:
+    """A generator stand-in for the Python heuristic: no tie noise, the first of equal values wins."""
+
+    def random(self) -> float:
+        return 0.0
+
+
 def test_heuristic_beats_random_by_a_wide_margin():
     game = load_game("caverna", players=2)
     margins, wins = [], 0

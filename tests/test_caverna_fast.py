@@ -92,13 +92,9 @@ class _NoNoise:
         return 0.0
 
 
-def _step_values(state, options: list[int], player: int) -> dict[int, float]:
-    values = {}
-    for action in options:
-        child = state.clone()
-        child.apply_action(action)
-        values[action] = caverna_evaluate(child)[player]
-    return values
+def _step_values(python: CavernaHeuristicAgent, state, options: list[int], player: int) -> dict[int, float]:
+    """What the Python heuristic judges each one-step option by (settled from two players on)."""
+    return {action: python.step_value(state, action, player) for action in options}
 
 
 def _check_policy_game(players: int, seed: int, max_decisions: int, exact: bool) -> int:
@@ -133,7 +129,7 @@ def _check_policy_game(players: int, seed: int, max_decisions: int, exact: bool)
             options = _representatives([a for a in legal if SPECS[a].kind not in (CONVERT, PEACEFUL, ORDER)]) or legal
             assert action in options
             if len(options) > 1:
-                values = _step_values(state, options, player)
+                values = _step_values(python, state, options, player)
         elif len(legal) == 1:
             pass
         elif any(SPECS[a].kind == PLACE for a in legal):
@@ -141,7 +137,7 @@ def _check_policy_game(players: int, seed: int, max_decisions: int, exact: bool)
                 python_line = python.turn_lines(state, legal, player, _NoNoise())[0][1]
                 assert agent._plan == python_line, (players, seed, checked)
         else:
-            values = _step_values(state, legal, player)
+            values = _step_values(python, state, legal, player)
         best = max(values.values())
         assert values[action] >= best - 1e-6, (players, seed, checked, state.phase, action)
         if exact:       # the first of the best, as the Python heuristic without noise
@@ -271,10 +267,12 @@ def test_bad_options_say_what_is_allowed():
                           ("caverna_pilot:level=4", "level must be 1..3"),
                           ("caverna_pilot:noise=-0.5", "noise must be 0..20 points; got noise=-0.5"),
                           ("caverna_pilot:noise=25", "noise must be 0..20 points"),
-                          ("caverna_greedy:weights=heavy", "weights must be one of tuned, hand or a weights file")]:
+                          ("caverna_greedy:weights=heavy", "weights must be one of tuned, hand or a weights file"),
+                          ("caverna_greedy:settle=2", "settle must be 0..1; got settle=2"),
+                          ("caverna_pilot:settle=-1", "settle must be 0..1")]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec, game, seed=0)
-    with pytest.raises(ConfigError, match="its options: candidates, horizon, level, noise, rollouts, weights"):
+    with pytest.raises(ConfigError, match="its options: candidates, horizon, level, noise, rollouts, settle, weights"):
         make_agent("caverna_pilot:depth=2", game, seed=0)
     with pytest.raises(TypeError, match="compiled engine"):
         cf.evaluate_state(object())
