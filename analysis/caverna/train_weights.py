@@ -69,6 +69,10 @@ Solo, a third stage judged by the `hard` preset's level-2 pilot itself (`SELECT`
 wandered between 85.5 and 90.8 without a trend, and on 10 solo games outside it (deal_seed(777, i)) `hard` scored
 88.8 +- 0.5 with its weights against 90.4 +- 0.7 with the shipped ones: 4 games a candidate cannot tell weights
 apart at level 2, and more games cost more than a session.
+The weapon experiments above ran with an evaluator that did not see a weapon until its dwarf's turn ended, so a
+turn's own steps forged the cheapest weapon; it sees it since 2026-12-06 (the weights were not re-tuned). The
+two-player greedy stage run again on that evaluator (seed 0, about 8 min) gave weights whose `hard` led the
+shipped `hard` by -8.4 +- 1.2 points (400 duplicate games, seed 11): kept the shipped ones.
 
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
         --players 1 2 3 4 5 7 --pilot-generations 15 --pilot-games 8 --solo-restarts 6 --select-games 10

@@ -47,23 +47,29 @@ SPEC = GameSpec(
                strength="solo 95.2 points [94.6, 95.8] over 100 games (88 to 100, 3% reach 100), family 3.0 "
                         "(cavekit strength caverna --parts solo,ladder --solo-games 100 --jobs 2, 2026-12-05; "
                         "with the solo weights before, 88.4 and 2.1)"),
-        Preset("easy", "caverna_greedy", players=(2, 3, 4, 5, 6, 7), cost="0.01 s a two-player game (both seats)",
-               strength="27 of 40 against caverna_greedy:weights=hand (the hand-set evaluator; seed 0), 55.1 "
-                        "points a seat to 37.0"),
+        # Two or more players, 2026-12-06, after the evaluator began seeing a weapon forged during its dwarf's turn
+        # and the heuristic began settling its one-step choices (caverna_agents.SETTLE_STEPS), which costs about
+        # 2-2.8 times the CPU (CPU seconds a two-player game, both seats, measured in one process on the same
+        # deals, 4-20 games: easy 0.03 -> 0.06, medium 0.19 -> 0.49, hard 0.67 -> 1.90, strongest 1.05 -> 2.84).
+        # The ladder: `cavekit strength caverna --parts players,ladder` (results/caverna_strength/README.md).
+        Preset("easy", "caverna_greedy", players=(2, 3, 4, 5, 6, 7),
+               cost="0.06 CPU-s a two-player game (both seats)",
+               strength="33 of 40 against caverna_greedy:weights=hand (the hand-set evaluator; seed 0), 61.7 "
+                        "points a seat to 32.6"),
         Preset("medium", "caverna_pilot:candidates=2,horizon=1", players=(2, 3, 4, 5, 6, 7),
-               cost="0.25 s a two-player game against easy (both seats)",
-               strength="19 of 20 against caverna_greedy (seed 0; 62.9 points to 35.0), 86% [78, 91] of 100 "
-                        "(seed 0, the report's ladder; 60.0 points to 36.4)"),
+               cost="0.5 CPU-s a two-player game (both seats)",
+               strength="19 of 20 against caverna_greedy (seed 0; 64.1 points to 37.2), 87% [79, 92] of 100 "
+                        "(seed 0, the report's ladder; 63.7 points to 40.7)"),
         Preset("hard", "caverna_pilot:candidates=3,horizon=2", players=(2, 3, 4, 5, 6, 7),
-               cost="0.7 s a two-player game against medium (both seats)",
-               strength="54.5% of 100 against medium (seed 1; 95% interval 45-64%), 53.0% [43, 62] of 100 "
-                        "(seed 0, the report's ladder), 46 points a seat"),
+               cost="1.9 CPU-s a two-player game (both seats)",
+               strength="56.5% [47, 66] of 100 against medium (seed 0, the report's ladder), 50.8 points a seat "
+                        "to 49.8"),
         Preset("strongest", "caverna_pilot:candidates=5,horizon=2", players=(2, 3, 4, 5, 6, 7),
-               cost="1.0 s a two-player game against hard (both seats)",
-               strength="79.8% [74, 85] of 200 against caverna_rollout, 53.9 points a seat to 34.6 (cavekit "
-                        "strength caverna --parts versus, seed 0); against hard 57% of 100 (seed 1; 95% interval "
-                        "47-66%), 46.9 points a seat to 43.4, and 51.0% [41, 61] of 100 (seed 0, the report's "
-                        "ladder): no clear gain over hard; horizon 3, 4 rollouts or level 2 did not beat hard "
-                        "(20-100 games)"),
+               cost="2.8 CPU-s a two-player game (both seats)",
+               strength="58.0% [48, 67] of 100 against hard (seed 0, the report's ladder), 50.8 points a seat to "
+                        "45.1; self-play 44.9 points a seat at 2 players, 53.7 at 3, 45.7 at 4, 56.9 at 7 (20 "
+                        "games each); against caverna_rollout: results/caverna_strength/README.md (before "
+                        "2026-12-06: 79.8% [74, 85] of 200, 53.9 points a seat to 34.6); horizon 3, 4 rollouts or "
+                        "level 2 did not beat hard (20-100 games, before 2026-12-06)"),
     ),
 )
