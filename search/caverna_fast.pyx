@@ -422,18 +422,25 @@ cdef int _representatives(const int* actions, int n, int* out) noexcept nogil:
     return m
 
 
-cdef int _plain_best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
-                          double* value_out) noexcept nogil:
-    """The action whose result evaluates best for `player`, the result as it stands (ties: the noise)."""
+cdef double _step_value(const GameState* s, int action, int player, Policy* pol, bint settle) noexcept nogil:
+    """The evaluation for `player` after `action` (settled first if `settle`), plus the policy's tie noise."""
     cdef GameState child
     cdef double values[MAX_PLAYERS]
+    memcpy(&child, s, sizeof(GameState))
+    apply_action(&child, action)
+    if settle:
+        _settle(&child, player, pol)
+    evaluate(&child, pol.w, values)
+    return values[player] + pol.noise * uniform(pol.rng)
+
+
+cdef int _best_of(const GameState* s, const int* legal, int n, int player, Policy* pol, bint settle,
+                  double* value_out) noexcept nogil:
+    """The action of the best `_step_value` (ties broken by the policy's noise)."""
     cdef double value, best_value = -INFINITY
     cdef int k, best = legal[0]
     for k in range(n):
-        memcpy(&child, s, sizeof(GameState))
-        apply_action(&child, legal[k])
-        evaluate(&child, pol.w, values)
-        value = values[player] + pol.noise * uniform(pol.rng)
+        value = _step_value(s, legal[k], player, pol, settle)
         if value > best_value:
             best, best_value = legal[k], value
     if value_out != NULL:
@@ -472,30 +479,14 @@ cdef void _settle(GameState* s, int player, Policy* pol) noexcept nogil:
         choices = options
         if m == 0:
             choices, m = legal, n
-        apply_action(s, choices[0] if m == 1 else _plain_best_step(s, choices, m, player, pol, NULL))
+        apply_action(s, choices[0] if m == 1 else _best_of(s, choices, m, player, pol, False, NULL))
 
 
 cdef int _best_step(const GameState* s, const int* legal, int n, int player, Policy* pol,
                     double* value_out) noexcept nogil:
     """The action whose result evaluates best for `player`, once what it leaves owing is settled if the policy
     settles (`_settle`); ties broken by the policy's noise."""
-    cdef GameState child
-    cdef double values[MAX_PLAYERS]
-    cdef double value, best_value = -INFINITY
-    cdef int k, best = legal[0]
-    if not pol.settle:
-        return _plain_best_step(s, legal, n, player, pol, value_out)
-    for k in range(n):
-        memcpy(&child, s, sizeof(GameState))
-        apply_action(&child, legal[k])
-        _settle(&child, player, pol)
-        evaluate(&child, pol.w, values)
-        value = values[player] + pol.noise * uniform(pol.rng)
-        if value > best_value:
-            best, best_value = legal[k], value
-    if value_out != NULL:
-        value_out[0] = best_value
-    return best
+    return _best_of(s, legal, n, player, pol, pol.settle, value_out)
 
 
 cdef int _complete_turn(GameState* s, int player, Policy* pol, int* line) noexcept nogil:
