@@ -453,14 +453,6 @@ cdef inline bint _settles_by_default(int players) noexcept nogil:
     return players >= SETTLE_FROM_PLAYERS
 
 
-cdef bint _can_end_turn(const int* legal, int n) noexcept nogil:
-    cdef int k
-    for k in range(n):
-        if KIND[legal[k]] == K_END_TURN:
-            return True
-    return False
-
-
 cdef void _settle(GameState* s, int player, Policy* pol) noexcept nogil:
     """Carry out what an action leaves owing before the turn may end (an animal overflow, a furnishing's
     payment, a loot item's tile, the rest of a compulsory part) one step greedily, so that the action is
@@ -473,7 +465,7 @@ cdef void _settle(GameState* s, int player, Policy* pol) noexcept nogil:
         if s.phase != PH_WORK or current_player(s) != player or not s.has_turn:
             return
         n = legal_actions(s, legal)
-        if n == 0 or _can_end_turn(legal, n):
+        if n == 0 or _any_of_kind(legal, n, K_END_TURN):
             return
         m = _representatives(legal, n, options)       # as in `_complete_turn`: conversions left out
         choices = options
@@ -570,12 +562,16 @@ cdef int _planned(Policy* pol, const int* legal, int n) noexcept nogil:
     return -1
 
 
-cdef bint _any_place(const int* legal, int n) noexcept nogil:
+cdef inline bint _any_of_kind(const int* legal, int n, int kind) noexcept nogil:
     cdef int k
     for k in range(n):
-        if KIND[legal[k]] == K_PLACE:
+        if KIND[legal[k]] == kind:
             return True
     return False
+
+
+cdef bint _any_place(const int* legal, int n) noexcept nogil:
+    return _any_of_kind(legal, n, K_PLACE)
 
 
 cdef int _choose(Policy* pol, const GameState* s, const int* legal, int n) noexcept nogil:
