@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.api import CHANCE, Game, State, sample_chance_outcome
+from ..core.api import CHANCE, ConfigError, Game, State, sample_chance_outcome
 from ..core.caverna.spec import SPEC
 from ..core.caverna import board as hb
 from ..core.caverna import furnishings as fu
@@ -448,7 +448,7 @@ class CavernaRolloutAgent:
     def __init__(self, game: Game, seed: int | np.random.SeedSequence | None = None, candidates: int = 3,
                  rollouts: int = 1, horizon: int = 0, settle: int | None = None):
         if candidates < 1 or rollouts < 1 or horizon < 0 or settle not in (None, 0, 1):
-            raise ValueError(f"caverna_rollout needs candidates >= 1, rollouts >= 1, horizon >= 0 and settle 0 or 1; "
+            raise ConfigError(f"caverna_rollout needs candidates >= 1, rollouts >= 1, horizon >= 0 and settle 0 or 1; "
                              f"got candidates={candidates}, rollouts={rollouts}, horizon={horizon}, settle={settle}")
         self.game = game
         self._seed = seed

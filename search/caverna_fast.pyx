@@ -83,6 +83,7 @@ import math
 
 import numpy as np
 
+from ..core.api import ConfigError
 from ..core.caverna.actions import CONVERT, END_TURN, FURNISH, ORDER, PEACEFUL, PLACE, SOW, action_table
 from ..core.caverna.compiled import CompiledState
 from ..core.caverna.rules import ANIMALS, FARM_ANIMALS, GOODS, default_config
@@ -862,7 +863,7 @@ def agent_weights(game, weights: CavernaWeights | str) -> CavernaWeights:
 def _check_range(agent: str, name: str, value: int, low: int, high: int | None = None) -> None:
     if value < low or (high is not None and value > high):
         allowed = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{agent}: {name} must be {allowed}; got {name}={value}")
+        raise ConfigError(f"{agent}: {name} must be {allowed}; got {name}={value}")
 
 
 class CavernaGreedyAgent(FollowsLines):
@@ -1003,7 +1004,7 @@ class CavernaPilotAgent:
         _check_range("caverna_pilot", "horizon", horizon, 0)
         _check_range("caverna_pilot", "level", level, 1, 3)
         if not 0.0 <= noise <= MAX_ROLLOUT_NOISE:
-            raise ValueError(f"caverna_pilot: noise must be 0..{MAX_ROLLOUT_NOISE:g} points; got noise={noise}")
+            raise ConfigError(f"caverna_pilot: noise must be 0..{MAX_ROLLOUT_NOISE:g} points; got noise={noise}")
         self.game = game
         self._seed = seed
         self.candidates, self.rollouts, self.horizon, self.level = candidates, rollouts, horizon, level

@@ -180,3 +180,14 @@ def test_ctrl_c_while_the_command_loads_is_one_line(module):
     done = subprocess.run([sys.executable, "-c", CTRL_C_ON_IMPORT, module, "games"], capture_output=True, text=True,
                           timeout=300, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (done.returncode, done.stderr) == (130, "cavekit: interrupted\n")
+
+
+@pytest.mark.parametrize("agent, message", [
+    ("caverna_greedy:settle=2", "caverna_greedy: settle must be 0..1; got settle=2"),
+    ("caverna_pilot:noise=30", "caverna_pilot: noise must be 0..20 points; got noise=30"),
+    ("caverna_rollout:settle=3", "settle 0 or 1; got candidates=3, rollouts=1, horizon=0, settle=3"),
+], ids=["greedy-settle", "pilot-noise", "rollout-settle"])
+def test_a_caverna_agent_option_out_of_range_is_one_line_and_exit_2(agent, message):
+    done = cavekit_command("match", "caverna", "--agents", agent, "caverna_greedy", "--games", "1", "--quiet")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and message in done.stderr
