@@ -68,8 +68,8 @@ SPEC = GameSpec(
                cost="2.8 CPU-s a two-player game (both seats)",
                strength="58.0% [48, 67] of 100 against hard (seed 0, the report's ladder), 50.8 points a seat to "
                         "45.1; self-play 44.9 points a seat at 2 players, 53.7 at 3, 45.7 at 4, 56.9 at 7 (20 "
-                        "games each); against caverna_rollout 86.7% [80, 91] of the first 147 of 200 games, 62.1 "
-                        "points a seat to 35.5 (re-running: results/caverna_strength/README.md; before 2026-12-06: "
+                        "games each); against caverna_rollout 87.8% [82, 92] of 200 games (seats swapped), 62.0 "
+                        "points a seat [60.5, 63.4] to 35.4 (the report's versus part; before 2026-12-06: "
                         "79.8% [74, 85] of 200, 53.9 points a seat); horizon 3, 4 rollouts or "
                         "level 2 did not beat hard (20-100 games, before 2026-12-06)"),
     ),
