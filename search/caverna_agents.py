@@ -114,6 +114,11 @@ FOOD_BILL_PLAYERS = 4
 # horizon=2` against the same agent without (+6.4 +- 1.9 points of lead; 3 players +2.3 +- 1.1, 4 players +1.9 +-
 # 1.8); solo it lost 4-5 points (greedy 73.7 against 78.7 over 40 games, the pilot 81.4 against 85.4 over 20)
 # with the solo weights, which were tuned without it (2026-12-06, scratch A/B with the switch per seat).
+# Tried and dropped (2026-12-06, scratch builds): letting the turn look-ahead and settling resolve an animal
+# overflow by converting as well as releasing: caverna_greedy at two players led the same agent without by -3.9 +-
+# 1.4 and -5.7 +- 1.4 points (400 duplicate games each, seeds 31 and 32). Most of settling's CPU is the greedy
+# play of a step's compulsory rest: a cheap "may the turn end" test before listing the actions made two-player
+# greedy games 18% slower, not faster (it rarely answers without the list).
 SETTLE_STEPS = 4
 SETTLE_FROM_PLAYERS = 2
 HARVEST_PHASES = ("choice", "feeding", "breeding")

@@ -29,24 +29,26 @@ SPEC = GameSpec(
     presets=(
         # measured on the shared 2-core machine with the tuned weights (search/data/caverna_weights.json; the
         # solo ones refined for the pilot), wall seconds a game from the games table.
-        # Solo, 2026-12-05, with the solo weights from 6 restarts of the tuning (train_weights --solo-restarts):
-        # `cavekit strength caverna --parts ladder --jobs 2 --out results/caverna_strength/report` (20 games a
-        # preset on the same seeds; wall seconds a game with 2 games at a time on 2 cores).
+        # Solo, 2026-12-05, with the solo weights from 6 restarts of the tuning (train_weights --solo-restarts);
+        # re-measured 2026-12-06 with the weapon-aware evaluator: `cavekit strength caverna --parts solo,ladder
+        # --solo-games 100 --jobs 2 --out results/caverna_strength/report` (20 games a preset on the same seeds;
+        # wall seconds a game with 2 games at a time on 2 cores).
         # Two players: `cavekit match caverna --agents A B --duplicate --games N --seed S` (seats swapped on
         # every deal; draws, shared wins on points, count half), and the report's ladder (seed 0).
         Preset("easy", "caverna_greedy", players=(1,), cost="0.02 s a solo game",
                strength="solo 76.2 points [72.8, 79.7] (20 games, max 85), family 3.0 at the end"),
-        Preset("medium", "caverna_pilot:candidates=3", players=(1,), cost="0.6 s a solo game",
+        Preset("medium", "caverna_pilot:candidates=3", players=(1,), cost="0.5 s a solo game",
                strength="solo 84.2 points [83.5, 84.9] (20 games, max 87), family 3.0"),
-        Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="18 s a solo game",
-               strength="solo 90.3 points [89.3, 91.4] (20 games, max 93), family 3.0"),
+        Preset("hard", "caverna_pilot:candidates=3,level=2", players=(1,), cost="14 s a solo game",
+               strength="solo 89.8 points [88.7, 90.9] (20 games, max 92), family 3.0"),
         # Solo: the nested pilot with noisy rollouts (caverna_pilot's `noise`), which keeps the best of more
         # distinct games; the noiseless level 3 (candidates=2) scored 85.5 over 20 games in 43 s.
         Preset("strongest", "caverna_pilot:candidates=3,rollouts=2,noise=1,level=2", players=(1,),
-               cost="77 s a solo game (the report's ladder, 2 games at a time on 2 cores)",
-               strength="solo 95.2 points [94.6, 95.8] over 100 games (88 to 100, 3% reach 100), family 3.0 "
-                        "(cavekit strength caverna --parts solo,ladder --solo-games 100 --jobs 2, 2026-12-05; "
-                        "with the solo weights before, 88.4 and 2.1)"),
+               cost="50 s a solo game (the report's ladder, 2 games at a time on 2 cores; 77 s on 2026-12-05)",
+               strength="solo 94.7 points [94.0, 95.3] over 100 games (87 to 100, 2% reach 100), family 3.0 "
+                        "(cavekit strength caverna --parts solo,ladder --solo-games 100 --jobs 2, 2026-12-06; "
+                        "95.2 on 2026-12-05 before the weapon-aware evaluator, 88.4 and a family of 2.1 with the "
+                        "solo weights before)"),
         # Two or more players, 2026-12-06, after the evaluator began seeing a weapon forged during its dwarf's turn
         # and the heuristic began settling its one-step choices (caverna_agents.SETTLE_STEPS), which costs about
         # 2-2.8 times the CPU (CPU seconds a two-player game, both seats, measured in one process on the same
