@@ -70,8 +70,11 @@ wandered between 85.5 and 90.8 without a trend, and on 10 solo games outside it 
 88.8 +- 0.5 with its weights against 90.4 +- 0.7 with the shipped ones: 4 games a candidate cannot tell weights
 apart at level 2, and more games cost more than a session.
 The weapon experiments above ran with an evaluator that did not see a weapon until its dwarf's turn ended, so a
-turn's own steps forged the cheapest weapon; it sees it since 2026-12-06 (the weights were not re-tuned). The
-two-player greedy stage run again on that evaluator (seed 0, about 8 min) gave weights whose `hard` led the
+turn's own steps forged the cheapest weapon; it sees it since 2026-12-06 (the weights were not re-tuned). With it,
+solo, the level-1 pilot (6 games, agent seeds 777-782) with the shipped solo weights and `weapon` x 5 or x 20 still
+arms no dwarf (84.7, 84.7 and 83.8 points), nor with `ore` x 3 too (73.7); in the strength report's 100 solo
+games `strongest` takes Ore mine construction 0.16 times a game and Ore mining, Blacksmithing and Adventure never.
+The two-player greedy stage run again on that evaluator (seed 0, about 8 min) gave weights whose `hard` led the
 shipped `hard` by -8.4 +- 1.2 points (400 duplicate games, seed 11): kept the shipped ones.
 
     python -m cavekit.analysis.caverna.train_weights --generations 25 --population 24 --games 40 --seed 0 \
