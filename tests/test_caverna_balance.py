@@ -17,7 +17,7 @@ import pytest
 from cavekit.analysis.caverna.balance import (action_space_rates, archetypes, category_points, furnishing_rates,
                                               seat_advantage, seat_outcomes)
 from cavekit.analysis.caverna.outcomes import CATEGORIES
-from cavekit.analysis.caverna.study import TABLES, load_tables
+from cavekit.analysis.caverna.study import TABLES, load_tables, space_lines
 
 ANIMALS = CATEGORIES.index("animals")
 FURNISHING_VP = CATEGORIES.index("furnishing_vp")
@@ -120,6 +120,20 @@ def test_category_points_winners_against_the_others():
         category_points(games, by="colour")
 
 
+def test_the_summary_lists_only_the_action_spaces_whose_interval_excludes_the_fair_share():
+    spaces = pd.DataFrame([
+        {"space": "Adventure", "players": 2, "per_game": 0.4, "fair": 0.5, "win_share": 0.35, "win_low": 0.28,
+         "win_high": 0.42},
+        {"space": "Logging", "players": 2, "per_game": 1.0, "fair": 0.5, "win_share": 0.52, "win_low": 0.47,
+         "win_high": 0.57},
+        {"space": "Blacksmithing", "players": 7, "per_game": 1.7, "fair": 1 / 7, "win_share": 0.36, "win_low": 0.29,
+         "win_high": 0.44}])
+    text = "\n".join(space_lines(spaces))
+    assert "(2 of 3 space and player-count pairs)" in text
+    assert "| 2 | Adventure | 0.40 | 0.350 [0.280, 0.420] | 0.500 |" in text
+    assert "| 7 | Blacksmithing | 1.70 |" in text and "Logging" not in text
+
+
 def cavekit(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cavekit", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=900)
@@ -138,6 +152,12 @@ def test_the_study_command_plays_resumes_and_writes_the_notebook_tables(tmp_path
     assert set(tables["furnishing_bans"]["furnishing"]) == {"dwelling", "guest_room"}
     assert (tables["furnishing_bans"]["paired"] == 4).all()          # 2 games x 2 barred seats
     assert tables["agent_comparison"]["games"].iloc[0] == 2
+    # The summary's category table shows each count's mean points a seat, as the categories table has them.
+    animals = tables["categories"].set_index(["category", "players"])["points"]
+    row = next(line for line in first.stdout.splitlines() if line.startswith("| animals |"))
+    assert row.split(" | ")[1].split(" ")[0] == f"{animals[('animals', 2)]:.1f}"
+    assert row.split(" | ")[2].split(" ")[0] == f"{animals[('animals', 5)]:.1f}"
+    assert "## Action spaces whose takers win more or less than their fair share" in first.stdout
     assert (out / "command.txt").read_text().startswith("cavekit caverna-study --games 6")
     manifests = sorted(p.parent.name for p in (out / "runs").rglob("manifest.json"))
     assert manifests == ["ban_dwelling_p0", "ban_dwelling_p1", "ban_guest_room_p0", "ban_guest_room_p1",

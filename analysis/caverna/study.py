@@ -189,6 +189,39 @@ def load_tables(folder: str | Path) -> dict[str, pd.DataFrame]:
     return read_tables(folder, TABLES, "cavekit caverna-study")
 
 
+def category_lines(categories: pd.DataFrame, winners: pd.DataFrame) -> list[str]:
+    """Markdown: each scoring category's mean points a seat by player count, and what the winners score more."""
+    counts = sorted(categories["players"].unique())
+    points = categories.pivot(index="category", columns="players", values="points")
+    by_winners = winners.pivot_table(index=["category", "players"], columns="winners", values="points")
+    by_winners = by_winners.reindex(columns=["winners", "the others"])     # every game shared: no others
+    lead = (by_winners["winners"] - by_winners["the others"]).unstack("players")
+    order = [c for c in CATEGORIES if c in points.index]
+    header = "| category | " + " | ".join(f"{n} players" for n in counts) + " |"
+    rule = "|---|" + "---|" * len(counts)
+    lines = ["", "## Points per category, a seat (mean by player count; in brackets, the winners' lead over the "
+             "others)", "", header, rule]
+    for category in order:
+        cells = [f"{points.at[category, n]:.1f}" + ("" if np.isnan(lead.at[category, n]) else
+                                                    f" ({lead.at[category, n]:+.1f})") for n in counts]
+        lines.append(f"| {category.replace('_', ' ')} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def space_lines(spaces: pd.DataFrame) -> list[str]:
+    """Markdown: the action spaces whose takers' win share has an interval that excludes the fair share."""
+    apart = spaces[(spaces["win_high"] < spaces["fair"]) | (spaces["win_low"] > spaces["fair"])]
+    apart = apart.sort_values(["players", "win_share"], ascending=[True, False])
+    lines = ["", f"## Action spaces whose takers win more or less than their fair share ({len(apart)} of "
+             f"{len(spaces)} space and player-count pairs)", ""]
+    if len(apart):
+        lines += ["| players | space | placements a game | takers' win share [95%] | fair |", "|---|---|---|---|---|"]
+        for r in apart.itertuples():
+            lines.append(f"| {r.players} | {r.space} | {r.per_game:.2f} | {fmt(r.win_share, r.win_low, r.win_high)} | "
+                         f"{r.fair:.3f} |")
+    return lines
+
+
 def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None) -> str:
     """The study's headline tables as Markdown (what `cavekit caverna-study` prints and writes to summary.md)."""
     lines = ["# Caverna balance study", ""]
@@ -204,6 +237,8 @@ def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None
     for r in tables["family"].itertuples():
         lines.append(f"| {r.players} | {r.games} | {fmt(r.dwarfs, r.dwarfs_low, r.dwarfs_high, 2)} | {r.grew:.0%} | "
                      f"{fmt(r.score, r.score_low, r.score_high, 1)} |")
+    lines += category_lines(tables["categories"], tables["winners_categories"])
+    lines += space_lines(tables["action_spaces_by_count"])
     bans = tables["furnishing_bans"]
     lines += ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['paired'].max())} "
               "paired seat-games a tile), the ten largest", "",
