@@ -454,7 +454,7 @@ class CavernaRolloutAgent:
                  rollouts: int = 1, horizon: int = 0, settle: int | None = None):
         if candidates < 1 or rollouts < 1 or horizon < 0 or settle not in (None, 0, 1):
             raise ConfigError(f"caverna_rollout needs candidates >= 1, rollouts >= 1, horizon >= 0 and settle 0 or 1; "
-                             f"got candidates={candidates}, rollouts={rollouts}, horizon={horizon}, settle={settle}")
+                              f"got candidates={candidates}, rollouts={rollouts}, horizon={horizon}, settle={settle}")
         self.game = game
         self._seed = seed
         self.candidates, self.rollouts, self.horizon, self.settle = candidates, rollouts, horizon, settle
