@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cavekit.analysis.caverna.balance import (action_space_rates, archetypes, category_points, furnishing_rates,
-                                              seat_advantage, seat_outcomes)
+from cavekit.analysis.caverna.balance import (action_space_rates, archetypes, category_points, furnishing_names,
+                                              furnishing_rates, seat_advantage, seat_outcomes)
 from cavekit.analysis.caverna.outcomes import CATEGORIES
-from cavekit.analysis.caverna.study import TABLES, load_tables, space_lines
+from cavekit.analysis.caverna.study import TABLES, ban_lines, load_tables, space_lines
 
 ANIMALS = CATEGORIES.index("animals")
 FURNISHING_VP = CATEGORIES.index("furnishing_vp")
@@ -87,6 +87,13 @@ def test_furnishing_rates_count_seats_that_built_a_tile():
     assert table.loc["guest_room", "name"] == "Guest room" and table.loc["guest_room", "mean_round"] == 5
 
 
+def test_tiles_that_share_a_printed_name_are_labelled_by_their_cost():
+    names = furnishing_names()
+    assert names["simple_dwelling_4w2s"] == "Simple dwelling (4 wood, 2 stone)"
+    assert names["simple_dwelling_3w3s"] == "Simple dwelling (3 wood, 3 stone)"
+    assert names["dwelling"] == "Dwelling" and len(set(names.values())) == len(names) == 48
+
+
 def test_archetypes_recover_two_planted_styles_and_name_them_by_what_scores():
     """Half the seats score with animals, half with furnishings: two clusters, named so, the furnishers winning."""
     points, scores = [], []
@@ -132,6 +139,23 @@ def test_the_summary_lists_only_the_action_spaces_whose_interval_excludes_the_fa
     assert "(2 of 3 space and player-count pairs)" in text
     assert "| 2 | Adventure | 0.40 | 0.350 [0.280, 0.420] | 0.500 |" in text
     assert "| 7 | Blacksmithing | 1.70 |" in text and "Logging" not in text
+
+
+def test_the_summary_ranks_built_tiles_and_reports_the_placebo_check():
+    def tile(name, access, low, high, rate, placebo):
+        return {"name": name, "paired": 200, "access_score": access, "score_low": low, "score_high": high,
+                "build_rate": rate, "per_build_score": access / rate if not placebo else float("nan"),
+                "placebo": placebo}
+    bans = pd.DataFrame([tile("Dwelling", 4.4, 1.7, 7.2, 1.0, False), tile("Builder", 1.0, -0.3, 2.3, 0.0, True),
+                         tile("Trader", -1.0, -2.3, 0.3, 0.0, True), tile("Wood supplier", 1.2, -0.1, 2.5, 0.01, False),
+                         tile("Couple dwelling", -2.6, -4.1, -1.1, 0.12, False)])
+    text = "\n".join(ban_lines(bans))
+    assert "against the mean of the 2 placebo tiles' runs (built by under 1% of seats)" in text
+    assert "| Dwelling | 100% | 4.40 [1.70, 7.20] | 4.4 |" in text
+    assert "Builder |" not in text                                   # a placebo is not ranked as a tile's value
+    assert "| Wood supplier | 1% | 1.20 [-0.10, 2.50] | - |" in text    # 120 a build would be noise magnified
+    assert "Access lowers the score (interval below 0): Couple dwelling -2.60 [-4.10, -1.10], built by 12%." in text
+    assert "average +0.00 points, sd 1.41; 0 of 2 intervals exclude 0" in text
 
 
 def cavekit(*args: str, cwd=None) -> subprocess.CompletedProcess:

@@ -36,6 +36,8 @@ from ..stats import mean_interval, seat_count, wilson_interval
 from .outcomes import CATEGORIES
 
 EXPERIMENT_FILE = "furnishing_bans.json"
+# A tile built by fewer than 1% of the baseline's seats is a placebo: banning it can only re-draw the game.
+PLACEBO_RATE = 0.01
 STYLE_KINDS: tuple[str, ...] = ("forge", "loot", "furnish")   # move kinds counted as archetype features
 
 
@@ -45,8 +47,12 @@ def furnishing_ids() -> list[str]:
 
 
 def furnishing_names() -> dict[str, str]:
-    """Furnishing id -> printed name, for labels."""
-    return {f.id: f.name for f in rules().furnishings}
+    """Furnishing id -> printed name, for labels; tiles that share a name (the two Simple dwellings) add their
+    cost, e.g. "Simple dwelling (4 wood, 2 stone)"."""
+    tiles = rules().furnishings
+    shared = {f.name for f in tiles if sum(g.name == f.name for g in tiles) > 1}
+    return {f.id: f"{f.name} ({', '.join(f'{n} {good}' for good, n in f.cost)})" if f.name in shared else f.name
+            for f in tiles}
 
 
 def space_names() -> dict[str, str]:
@@ -230,15 +236,16 @@ def run_furnishing_bans(agent: str, players: int, games: int, seed: int, out: st
                     params={"players": players}, jobs=jobs, progress=progress, backend=backend, chunk_size=chunk_size, label="furnishing bans")
 
 
-def furnishing_ban_effects(out: str | Path) -> pd.DataFrame:
+def furnishing_ban_effects(out: str | Path, placebo_rate: float | None = PLACEBO_RATE) -> pd.DataFrame:
     """Per tile of a `run_furnishing_bans` folder: the value of access to it, paired game by game
-    (`bans.access_effects`: access_score, access_points, access_margin, build_rate, per-build values)."""
+    (`bans.access_effects`: access_score, access_points, access_margin, build_rate, per-build values), against
+    the placebo tiles' runs (built by fewer than `placebo_rate` of the seats) when there are two or more."""
     out = Path(out)
     spec = read_experiment(out, EXPERIMENT_FILE, ("agent", "players", "games", "seed", "tiles", "seats"))
     base_games, base_decisions = load_results(out / BASELINE)
     banned = {(tile, seat): load_games(ban_folder(out, tile, seat)) for tile in spec["tiles"] for seat in spec["seats"]}
     baseline = build_indicators(base_games, base_decisions, spec["tiles"])
-    return access_effects(baseline, banned, furnishing_names(), "furnishing")
+    return access_effects(baseline, banned, furnishing_names(), "furnishing", placebo_rate=placebo_rate)
 
 
 # ------------------------------------------------------------------------------------------------

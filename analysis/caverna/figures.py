@@ -49,8 +49,10 @@ def draw_space_heatmap(fig: Any, ax: Any, table: pd.DataFrame, value: str = "win
 
 
 def draw_ban_effects(ax: Any, bans: pd.DataFrame, top: int = 20) -> None:
-    """The value of access to each furnishing tile (points a game), the `top` largest, with 95% intervals."""
-    bans = bans.reset_index().sort_values("access_score", ascending=False).head(top)
+    """The value of access to each furnishing tile built (points a game), the `top` largest, with 95% intervals
+    (placebo tiles, the reference, are left out)."""
+    bans = bans.reset_index()
+    bans = bans[~bans["placebo"]].sort_values("access_score", ascending=False).head(top)
     labels = [f"{r.name} (built by {r.build_rate:.0%})" for r in bans.itertuples()]
     interval_points(ax, labels, bans["access_score"].to_numpy(float), bans["score_low"].to_numpy(float),
                     bans["score_high"].to_numpy(float), reference=0.0, colour="#55a868")

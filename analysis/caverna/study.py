@@ -29,8 +29,8 @@ from ..results import ResultsError, load_results
 from ..study_tables import estimate_text as fmt
 from ..study_tables import read_tables, save_tables
 from ..stats import mean_interval, wilson_interval
-from .balance import (action_space_rates, archetypes, category_points, checked_tiles, furnishing_ban_effects,
-                      furnishing_rates, run_furnishing_bans, seat_advantage, seat_outcomes)
+from .balance import (PLACEBO_RATE, action_space_rates, archetypes, category_points, checked_tiles,
+                      furnishing_ban_effects, furnishing_rates, run_furnishing_bans, seat_advantage, seat_outcomes)
 from .outcomes import CATEGORIES
 
 PLAYER_COUNTS: tuple[int, ...] = (2, 3, 4, 5, 6, 7)
@@ -222,6 +222,36 @@ def space_lines(spaces: pd.DataFrame) -> list[str]:
     return lines
 
 
+PER_BUILD_RATE = 0.1      # the summary shows a tile's per-build value from this build rate on
+
+
+def ban_lines(bans: pd.DataFrame) -> list[str]:
+    """The bans' section: the ten largest access values of the tiles built, and the placebo check."""
+    placebos, built = bans[bans["placebo"]], bans[~bans["placebo"]]
+    reference = (f"against the mean of the {len(placebos)} placebo tiles' runs (built by under {PLACEBO_RATE:.0%} of seats)"
+                 if len(placebos) else "against the baseline run")
+    lines = ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['paired'].max())} "
+             f"paired seat-games a tile, {reference}), the ten largest", "",
+             "| tile | built by (share of seats) | access value, points [95%] | "
+             f"per build, points (built by {PER_BUILD_RATE:.0%}+) |", "|---|---|---|---|"]
+    for r in built.head(10).itertuples():
+        # Per build divides by the build rate: for a tile rarely built it magnifies noise, so it is not shown.
+        per_build = f"{r.per_build_score:.1f}" if r.build_rate >= PER_BUILD_RATE else "-"
+        lines.append(f"| {r.name} | {r.build_rate:.0%} | {fmt(r.access_score, r.score_low, r.score_high, 2)} | "
+                     f"{per_build} |")
+    below = built[built["score_high"] < 0]
+    if len(below):
+        lines += ["", "Access lowers the score (interval below 0): " + ", ".join(
+            f"{r.name} {fmt(r.access_score, r.score_low, r.score_high, 2)}, built by {r.build_rate:.0%}"
+            for r in below.itertuples()) + "."]
+    if len(placebos):
+        apart = int(((placebos["score_low"] > 0) | (placebos["score_high"] < 0)).sum())
+        lines += ["", f"Placebo check: the placebo tiles' own values (each against the others) average "
+                      f"{placebos['access_score'].mean():+.2f} points, sd {placebos['access_score'].std():.2f}; "
+                      f"{apart} of {len(placebos)} intervals exclude 0 (about 1 in 20 would by chance)."]
+    return lines
+
+
 def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None) -> str:
     """The study's headline tables as Markdown (what `cavekit caverna-study` prints and writes to summary.md)."""
     lines = ["# Caverna balance study", ""]
@@ -239,13 +269,7 @@ def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None
                      f"{fmt(r.score, r.score_low, r.score_high, 1)} |")
     lines += category_lines(tables["categories"], tables["winners_categories"])
     lines += space_lines(tables["action_spaces_by_count"])
-    bans = tables["furnishing_bans"]
-    lines += ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['paired'].max())} "
-              "paired seat-games a tile), the ten largest", "",
-              "| tile | built by (share of seats) | access value, points [95%] | per build, points |", "|---|---|---|---|"]
-    for r in bans.head(10).itertuples():
-        lines.append(f"| {r.name} | {r.build_rate:.0%} | {fmt(r.access_score, r.score_low, r.score_high, 2)} | "
-                     f"{r.per_build_score:.1f} |")
+    lines += ban_lines(tables["furnishing_bans"])
     arche = tables["archetypes"]
     lines += ["", "## Archetypes (k-means on end positions), two players", "",
               "| archetype | share | win share [95%] | mean score [95%] | dwarfs |", "|---|---|---|---|---|"]
