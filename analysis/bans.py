@@ -7,9 +7,9 @@ played on the same deal (`cavekit.core.deal`) by agents seeded alike, so the run
 paired difference in the barred seat's outcome is the value of *access* to the item, with a paired Student-t
 interval (`stats.mean_interval`). Agents whose random draws follow the legal moves re-draw a game whenever a
 ban touches their candidates, so the reference can be the mean of placebo runs (bans of items nobody takes)
-rather than the one baseline draw (`access_effects`). Divided by how often that seat takes the item when allowed, it estimates
-the item's value to a player who takes it (an instrumental-variable ratio; its interval ignores the
-uncertainty of the take rate, which is small next to the effect's).
+rather than the one baseline draw (`access_effects`). Divided by how often that seat takes the item when
+allowed, it estimates the item's value to a player who takes it (an instrumental-variable ratio; its interval
+ignores the uncertainty of the take rate, which is small next to the effect's).
 
 Each game keeps its own names (ids, the option, the experiment file); this module holds what they share:
 the folder layout, the experiment file that makes a folder resumable, the runs, and the paired effects.

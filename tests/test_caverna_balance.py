@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cavekit.analysis.caverna.balance import (action_space_rates, archetypes, category_points, furnishing_names,
-                                              furnishing_rates, seat_advantage, seat_outcomes)
+from cavekit.analysis.caverna.balance import (action_space_rates, archetypes, armed_seats, category_points,
+                                              furnishing_names, furnishing_rates, seat_advantage, seat_outcomes)
 from cavekit.analysis.caverna.outcomes import CATEGORIES
-from cavekit.analysis.caverna.study import TABLES, ban_lines, load_tables, space_lines
+from cavekit.analysis.caverna.study import TABLES, armed_lines, ban_lines, load_tables, space_lines
 
 ANIMALS = CATEGORIES.index("animals")
 FURNISHING_VP = CATEGORIES.index("furnishing_vp")
@@ -64,6 +64,23 @@ def test_seat_advantage_finds_a_starting_player_who_always_wins():
     later = table.loc[(3, 2)]
     assert later["win_share"] == 0.0 and later["win_high"] < 1 / 3
     assert start["margin_low"] > 0 > table.loc[(3, 3), "margin_high"]
+
+
+def test_armed_seats_compare_the_seats_that_forged_with_the_others_and_find_who_forges():
+    # 20 three-player games; the last seat to play (player 2, position 3 with player 0 first) forges and wins
+    # 15 of them, and player 0 forges twice in a game it loses.
+    games = games_table([[40, 30, 60]] * 15 + [[60, 30, 40]] * 5, first=[0] * 20)
+    forges = [{"game": g, "player": 2, "kind": "forge"} for g in range(20)]
+    forges += [{"game": 0, "player": 0, "kind": "forge"}] * 2 + [{"game": 1, "player": 1, "kind": "grow"}]
+    row = armed_seats(games, pd.DataFrame(forges)).iloc[0]
+    assert row["seats"] == 60 and row["armed"] == pytest.approx(21 / 60)
+    assert row["win_share"] == pytest.approx(15 / 21) and row["win_low"] > 1 / 3
+    assert row["others_win_share"] == pytest.approx(5 / 39) and row["fair"] == pytest.approx(1 / 3)
+    assert row["armed_score"] == pytest.approx((15 * 60 + 5 * 40 + 40) / 21)
+    assert row["forges"] == pytest.approx(22 / 20)
+    assert row["top_position"] == 3 and row["top_position_share"] == pytest.approx(20 / 22)
+    text = "\n".join(armed_lines(pd.DataFrame([{**row.to_dict(), "players": 3}])))
+    assert "| 3 | 35% | 0.714 [" in text and "| 3 (91%) |" in text
 
 
 def test_action_space_rates_credit_the_space_only_winners_take():

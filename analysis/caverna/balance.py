@@ -123,6 +123,30 @@ def seat_advantage(games_by_players: Mapping[int, pd.DataFrame]) -> pd.DataFrame
     return pd.DataFrame(out).set_index(["players", "position"])
 
 
+def armed_seats(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
+    """Seats that forged a weapon against the others, in one player count's games: one row with games, seats,
+    armed (share of seats that forged), win_share with Wilson interval (the armed seats'), others_win_share,
+    fair, armed_score and others_score (means), forges (weapons forged a game) and, by starting position,
+    the position that forged most (top_position) and its share of the forges (top_position_share)."""
+    rows = seat_outcomes(games)
+    forges = decisions[(decisions["kind"] == "forge") & decisions["game"].isin(games["game"])]
+    counts = forges.groupby(["game", "player"]).size().rename("forges")
+    rows = rows.join(counts, on=["game", "player"]).fillna({"forges": 0})
+    armed, others = rows[rows["forges"] > 0], rows[rows["forges"] == 0]
+    by_position = rows.groupby("position")["forges"].sum()
+    total = float(by_position.sum())
+    row: dict[str, object] = {"games": len(games), "seats": len(rows), "armed": len(armed) / len(rows),
+                              "fair": 1.0 / seat_count(games)}
+    row.update(_win_columns(armed["win_share"]))
+    row.update({"others_win_share": others["win_share"].mean() if len(others) else math.nan,
+                "armed_score": armed["score"].mean() if len(armed) else math.nan,
+                "others_score": others["score"].mean() if len(others) else math.nan,
+                "forges": total / len(games),
+                "top_position": int(by_position.idxmax()) if total else 0,
+                "top_position_share": float(by_position.max()) / total if total else math.nan})
+    return pd.DataFrame([row])
+
+
 # ------------------------------------------------------------------------------------------------
 # Points per category
 
@@ -233,7 +257,8 @@ def run_furnishing_bans(agent: str, players: int, games: int, seed: int, out: st
     spec = {"agent": agent, "players": players, "games": games, "seed": seed, "tiles": tiles, "seats": seats}
     write_or_check_experiment(out, EXPERIMENT_FILE, spec, "furnishing-ban")
     return run_bans("caverna", [agent] * players, games, seed, out, tiles, seats, "banned_furnishings_p{seat}",
-                    params={"players": players}, jobs=jobs, progress=progress, backend=backend, chunk_size=chunk_size, label="furnishing bans")
+                    params={"players": players}, jobs=jobs, progress=progress, backend=backend,
+                    chunk_size=chunk_size, label="furnishing bans")
 
 
 def furnishing_ban_effects(out: str | Path, placebo_rate: float | None = PLACEBO_RATE) -> pd.DataFrame:

@@ -26,6 +26,25 @@ def draw_seat_advantage(ax: Any, table: pd.DataFrame) -> None:
     ax.set_ylabel("seat")
 
 
+def draw_armed_seats(ax: Any, armed: pd.DataFrame) -> None:
+    """Win share of the seats that forged a weapon (95% Wilson) and of the others, against the fair 1/n, by
+    player count (label: share of seats that forged)."""
+    armed = armed.reset_index()
+    labels = [f"{r.players} players ({r.armed:.0%} forged)" for r in armed.itertuples()]
+    interval_points(ax, labels, 100 * armed["win_share"].to_numpy(float), 100 * armed["win_low"].to_numpy(float),
+                    100 * armed["win_high"].to_numpy(float), colour="#c44e52")
+    ax.containers[-1].set_label("seats that forged")
+    y = np.arange(len(labels))
+    ax.plot(100 * armed["others_win_share"].to_numpy(float), y, "s", color="#4c72b0", markersize=4,
+            label="the others")
+    ax.plot(100 * armed["fair"].to_numpy(float), y, "|", color="#333333", markersize=12,
+            label="fair share (1/players)")
+    ax.legend(fontsize="small", loc="lower right")
+    ax.set_title("Who arms wins: win share of the seats that forged a weapon")
+    ax.set_xlabel("win share (%), Wilson 95% interval for the seats that forged")
+    ax.set_ylabel("player count")
+
+
 def draw_space_heatmap(fig: Any, ax: Any, table: pd.DataFrame, value: str = "win_share",
                        min_takers: int = 5) -> None:
     """Action spaces x rounds: the takers' win share (or score share) minus the fair 1/n, as colours;

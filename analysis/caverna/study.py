@@ -2,8 +2,8 @@
 
 `run_study(out)` plays, into `out/runs/` (ordinary results folders, each resumable):
 
-- `players-<n>`: self-play of the analysis agent at each player count (seat advantage, family, categories,
-  action spaces, archetypes);
+- `players-<n>`: self-play of the analysis agent at each player count (seat advantage, family, armed seats,
+  categories, action spaces, archetypes);
 - `bans`: the paired furnishing-ban experiment at two players (`balance.run_furnishing_bans`);
 - `strongest-2p`: the `strongest` preset in self-play on the first deals of `players-2` (same master seed,
   so game i is the same deal), to say which conclusions change with the stronger agent;
@@ -29,14 +29,14 @@ from ..results import ResultsError, load_results
 from ..study_tables import estimate_text as fmt
 from ..study_tables import read_tables, save_tables
 from ..stats import mean_interval, wilson_interval
-from .balance import (PLACEBO_RATE, action_space_rates, archetypes, category_points, checked_tiles,
+from .balance import (PLACEBO_RATE, action_space_rates, archetypes, armed_seats, category_points, checked_tiles,
                       furnishing_ban_effects, furnishing_rates, run_furnishing_bans, seat_advantage, seat_outcomes)
 from .outcomes import CATEGORIES
 
 PLAYER_COUNTS: tuple[int, ...] = (2, 3, 4, 5, 6, 7)
-TABLES: tuple[str, ...] = ("seat_advantage", "family", "categories", "winners_categories", "action_spaces",
-                           "action_spaces_by_count", "furnishing_rates", "furnishing_bans", "archetypes",
-                           "agent_comparison")
+TABLES: tuple[str, ...] = ("seat_advantage", "family", "armed_seats", "categories", "winners_categories",
+                           "action_spaces", "action_spaces_by_count", "furnishing_rates", "furnishing_bans",
+                           "archetypes", "agent_comparison")
 
 
 def resolved(spec: str, players: int) -> str:
@@ -100,6 +100,8 @@ def study_tables(runs: str | Path, clusters: int = 5, seed: int = 0) -> dict[str
     tables = {
         "seat_advantage": seat_advantage(games).reset_index(),
         "family": pd.concat([_family(n, g) for n, g in sorted(games.items())], ignore_index=True),
+        "armed_seats": pd.concat([armed_seats(g, d).assign(players=n) for n, (g, d) in sorted(by_count.items())],
+                                 ignore_index=True),
         "categories": pd.concat([category_points(g).reset_index().drop(columns="agent").assign(players=n)
                                  for n, g in sorted(games.items())], ignore_index=True),
         "winners_categories": pd.concat([category_points(g, by="winners").reset_index().assign(players=n)
@@ -225,11 +227,24 @@ def space_lines(spaces: pd.DataFrame) -> list[str]:
 PER_BUILD_RATE = 0.1      # the summary shows a tile's per-build value from this build rate on
 
 
+def armed_lines(armed: pd.DataFrame) -> list[str]:
+    """The section on seats that forged a weapon, by player count."""
+    lines = ["", "## Seats that forged a weapon against the others (win share; fair = 1/players)", "",
+             "| players | seats that forged | their win share [95%] | the others' | fair | their score / the others' | "
+             "weapons a game | position that forged most (share of the forges) |", "|---|---|---|---|---|---|---|---|"]
+    for r in armed.itertuples():
+        top = f"{int(r.top_position)} ({r.top_position_share:.0%})" if r.top_position else "-"
+        lines.append(f"| {r.players} | {r.armed:.0%} | {fmt(r.win_share, r.win_low, r.win_high)} | "
+                     f"{r.others_win_share:.3f} | {r.fair:.3f} | {r.armed_score:.1f} / {r.others_score:.1f} | "
+                     f"{r.forges:.2f} | {top} |")
+    return lines
+
+
 def ban_lines(bans: pd.DataFrame) -> list[str]:
     """The bans' section: the ten largest access values of the tiles built, and the placebo check."""
     placebos, built = bans[bans["placebo"]], bans[~bans["placebo"]]
-    reference = (f"against the mean of the {len(placebos)} placebo tiles' runs (built by under {PLACEBO_RATE:.0%} of seats)"
-                 if len(placebos) else "against the baseline run")
+    reference = (f"against the mean of the {len(placebos)} placebo tiles' runs (built by under "
+                 f"{PLACEBO_RATE:.0%} of seats)" if len(placebos) else "against the baseline run")
     lines = ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['paired'].max())} "
              f"paired seat-games a tile, {reference}), the ten largest", "",
              "| tile | built by (share of seats) | access value, points [95%] | "
@@ -267,6 +282,7 @@ def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None
     for r in tables["family"].itertuples():
         lines.append(f"| {r.players} | {r.games} | {fmt(r.dwarfs, r.dwarfs_low, r.dwarfs_high, 2)} | {r.grew:.0%} | "
                      f"{fmt(r.score, r.score_low, r.score_high, 1)} |")
+    lines += armed_lines(tables["armed_seats"])
     lines += category_lines(tables["categories"], tables["winners_categories"])
     lines += space_lines(tables["action_spaces_by_count"])
     lines += ban_lines(tables["furnishing_bans"])
