@@ -4,7 +4,8 @@ The report is a single file: styles inline, figures embedded as base64 PNG (matp
 nothing fetched from the network, so it can be mailed or archived as it is. The tables come from
 `analysis/balance.py`; this module only lays them out and draws them. Every game gets the generic sections
 (the run, results per agent, first-player advantage, score distributions, game length); a game's analysis
-hook `report_sections(data)` adds its own (Cave vs Cave: action tiles, rooms, solo targets).
+hook `report_sections(data)` adds its own (Cave vs Cave: action tiles, rooms, solo targets). A study folder
+(`study.json`, written by a game's study command) gets the game's study report (`study_report_sections`).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from . import balance
 from .paired import first_player_paired, is_paired, paired_differences
 from .results import ResultsError, load_results, read_manifest
 from .stats import seat_count
+from .study_tables import STUDY_FILE, study_game
 
 FIGURE_DPI = 96
 
@@ -418,6 +420,27 @@ def build_report(folder: str | Path, replay_url: str | None = None) -> str:
     return html_document(title, body, sections)
 
 
+def build_study_report(folder: str | Path) -> str:
+    """The HTML report of a study folder (one with `study.json`, written by a game's study command): the game's
+    `study_report_sections` hook lays out its tables and figures."""
+    folder = Path(folder)
+    game = study_game(folder)
+    if game is None:
+        raise ResultsError(folder, f"not a study folder (no {STUDY_FILE})")
+    spec = game_spec(game)
+    sections_of = spec.analysis_hook("study_report_sections")
+    if sections_of is None:
+        raise ResultsError(folder / STUDY_FILE, f"{spec.title} has no study report")
+    title = f"Balance study: {spec.title}"
+    intro = [f"<h1>{html.escape(title)}</h1>", f"<p>From the tables in <code>{html.escape(str(folder))}/tables</code>"
+             " (every estimate with its 95% interval).</p>"]
+    command = folder / "command.txt"
+    if command.is_file():
+        intro.append(f"<p>Made by <code>{html.escape(command.read_text(encoding='utf-8').strip())}</code>; the same "
+                     "command resumes or re-makes it.</p>")
+    return html_document(title, intro, sections_of(folder))
+
+
 def html_document(title: str, intro: list[str], sections: list[Section]) -> str:
     """A self-contained HTML document: the title, `intro` (HTML), then each section with its caption."""
     body = list(intro)
@@ -436,6 +459,12 @@ def write_report(folder: str | Path, out: str | Path | None = None, replay_url: 
     folder = Path(folder)
     return write_html(build_report(folder, replay_url=replay_url),
                       Path(out) if out is not None else folder / "report.html")
+
+
+def write_study_report(folder: str | Path, out: str | Path | None = None) -> Path:
+    """Write the report of the study folder `folder` to `out` (default: FOLDER/report.html); the path written."""
+    folder = Path(folder)
+    return write_html(build_study_report(folder), Path(out) if out is not None else folder / "report.html")
 
 
 def write_html(document: str, path: Path) -> Path:

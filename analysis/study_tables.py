@@ -2,10 +2,12 @@
 
 A game's study command plays its raw runs into `<study>/runs/` and keeps what it found as small tables; a saved
 full-scale study keeps only these. Reading refuses a missing or damaged
-table with its location and the command that makes the folder.
+table with its location and the command that makes the folder. A study folder names its game in
+`<study>/study.json`, so that `cavekit report` can find the game's study report (`study_report_sections`).
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Sequence
 
@@ -13,6 +15,33 @@ import numpy as np
 import pandas as pd
 
 from .results import ResultsError
+
+
+STUDY_FILE = "study.json"
+STUDY_FORMAT = "cavekit-study"
+
+
+def write_study_file(study: str | Path, game: str) -> None:
+    """Mark `study` as a study folder of `game` (`study.json`)."""
+    path = Path(study) / STUDY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": STUDY_FORMAT, "version": 1, "game": game}, indent=2) + "\n",
+                    encoding="utf-8")
+
+
+def study_game(folder: str | Path) -> str | None:
+    """The game of the study folder `folder`, or None if it is not one (no study.json); a damaged study.json
+    is refused with its location."""
+    path = Path(folder) / STUDY_FILE
+    if not path.is_file():
+        return None
+    try:
+        marker = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ResultsError(path, f"corrupt study file ({error})") from None
+    if not isinstance(marker, dict) or marker.get("format") != STUDY_FORMAT or not isinstance(marker.get("game"), str):
+        raise ResultsError(path, f'corrupt study file (needs "format": "{STUDY_FORMAT}" and the "game")')
+    return marker["game"]
 
 
 def save_tables(tables: dict[str, pd.DataFrame], folder: str | Path) -> None:

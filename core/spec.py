@@ -22,6 +22,7 @@ paths resolved only when that layer asks (so `core` never imports `search` or `a
   difficulty wherever it accepts an agent spec;
 - `analysis`: a module of the game's analysis hooks, each optional: `DECISION_FIELDS` (per-decision
   columns), `OUTCOME_FIELDS` (per-game columns), `report_sections(data)` (HTML report sections),
+  `study_report_sections(folder)` (the HTML report sections of the game's study folder, `study.json`),
   `add_commands(subparsers)` (the game's own studies as `cavekit` subcommands), `add_strength_parser(games)`
   (its strength report as `cavekit strength GAME`), and for the browser
   (`cavekit serve`) `web_board(state, viewer)` (the position as `viewer` may see it: `{"svg": ..., "targets":

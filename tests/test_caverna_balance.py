@@ -3,12 +3,15 @@
 Constructed tables plant an answer (a seat that always wins, a space only winners take, two well-separated
 kinds of end position) and check that the tables find it with intervals that cover it. The command test plays
 a tiny study through `cavekit caverna-study`, resumes it, and checks the notebook's tables, the summary and
-the error paths a user can hit (bad options, a folder that is not a study, a damaged table).
+the error paths a user can hit (bad options, a folder that is not a study, a damaged table); the study report
+(`cavekit report STUDY`) is written from the committed sample study.
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,8 +20,11 @@ import pytest
 from cavekit.analysis.caverna.balance import (action_space_rates, archetypes, armed_seats, category_points,
                                               furnishing_names, furnishing_rates, seat_advantage, seat_outcomes)
 from cavekit.analysis.caverna.outcomes import CATEGORIES
-from cavekit.analysis.caverna.study import TABLES, armed_lines, ban_lines, load_tables, space_lines
+from cavekit.analysis.caverna.study import TABLES, load_tables
+from cavekit.analysis.caverna.study_summary import armed_part, ban_part, markdown_lines, space_part
+from cavekit.analysis.study_tables import study_game
 
+SAMPLE_STUDY = Path(__file__).resolve().parent.parent / "results" / "samples" / "caverna_balance"
 ANIMALS = CATEGORIES.index("animals")
 FURNISHING_VP = CATEGORIES.index("furnishing_vp")
 
@@ -79,7 +85,7 @@ def test_armed_seats_compare_the_seats_that_forged_with_the_others_and_find_who_
     assert row["armed_score"] == pytest.approx((15 * 60 + 5 * 40 + 40) / 21)
     assert row["forges"] == pytest.approx(22 / 20)
     assert row["top_position"] == 3 and row["top_position_share"] == pytest.approx(20 / 22)
-    text = "\n".join(armed_lines(pd.DataFrame([{**row.to_dict(), "players": 3}])))
+    text = "\n".join(markdown_lines(armed_part(pd.DataFrame([{**row.to_dict(), "players": 3}]))))
     assert "| 3 | 35% | 0.714 [" in text and "| 3 (91%) |" in text
 
 
@@ -152,7 +158,7 @@ def test_the_summary_lists_only_the_action_spaces_whose_interval_excludes_the_fa
          "win_high": 0.57},
         {"space": "Blacksmithing", "players": 7, "per_game": 1.7, "fair": 1 / 7, "win_share": 0.36, "win_low": 0.29,
          "win_high": 0.44}])
-    text = "\n".join(space_lines(spaces))
+    text = "\n".join(markdown_lines(space_part(spaces)))
     assert "(2 of 3 space and player-count pairs)" in text
     assert "| 2 | Adventure | 0.40 | 0.350 [0.280, 0.420] | 0.500 |" in text
     assert "| 7 | Blacksmithing | 1.70 |" in text and "Logging" not in text
@@ -166,7 +172,7 @@ def test_the_summary_ranks_built_tiles_and_reports_the_placebo_check():
     bans = pd.DataFrame([tile("Dwelling", 4.4, 1.7, 7.2, 1.0, False), tile("Builder", 1.0, -0.3, 2.3, 0.0, True),
                          tile("Trader", -1.0, -2.3, 0.3, 0.0, True), tile("Wood supplier", 1.2, -0.1, 2.5, 0.01, False),
                          tile("Couple dwelling", -2.6, -4.1, -1.1, 0.12, False)])
-    text = "\n".join(ban_lines(bans))
+    text = "\n".join(markdown_lines(ban_part(bans)))
     assert "against the mean of the 2 placebo tiles' runs (built by under 1% of seats)" in text
     assert "| Dwelling | 100% | 4.40 [1.70, 7.20] | 4.4 |" in text
     assert "Builder |" not in text                                   # a placebo is not ranked as a tile's value
@@ -200,6 +206,7 @@ def test_the_study_command_plays_resumes_and_writes_the_notebook_tables(tmp_path
     assert row.split(" | ")[2].split(" ")[0] == f"{animals[('animals', 5)]:.1f}"
     assert "## Action spaces whose takers win more or less than their fair share" in first.stdout
     assert (out / "command.txt").read_text().startswith("cavekit caverna-study --games 6")
+    assert study_game(out) == "caverna"                  # so that `cavekit report` finds the study report
     manifests = sorted(p.parent.name for p in (out / "runs").rglob("manifest.json"))
     assert manifests == ["ban_dwelling_p0", "ban_dwelling_p1", "ban_guest_room_p0", "ban_guest_room_p1",
                          "baseline", "players-2", "players-5", "strongest-2p"]
@@ -227,3 +234,36 @@ def test_bad_study_options_are_refused_with_what_is_allowed(tmp_path, option, me
     result = cavekit("caverna-study", "--out", str(tmp_path / "s"), "--games", "4", "--strongest-games", "2", "--quiet",
                      *option, cwd=tmp_path)
     assert result.returncode != 0 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_report_of_a_study_folder_shows_every_part_with_its_figure(tmp_path):
+    study = tmp_path / "study"
+    shutil.copytree(SAMPLE_STUDY, study, ignore=shutil.ignore_patterns("runs"))
+    done = cavekit("report", str(study))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"report written to {study / 'report.html'}"
+    page = (study / "report.html").read_text(encoding="utf-8")
+    assert "<h1>Balance study: Caverna: The Cave Farmers</h1>" in page
+    for title in ("Seat advantage (win share by starting position", "Family and score a seat",
+                  "Seats that forged a weapon against the others", "Points per category, a seat",
+                  "Action spaces whose takers win more or less", "Furnishing tiles: value of access",
+                  "Archetypes (k-means on end positions), two players", "Analysis agent against strongest"):
+        assert f"<h2>{title}" in page, title
+    assert page.count("data:image/png;base64,") == 6        # seats, armed, categories, spaces, bans, archetypes
+    assert "Placebo check: the placebo tiles" in page and "cavekit caverna-study --games 30" in page
+
+
+def test_a_damaged_or_foreign_study_folder_is_refused_with_its_location(tmp_path):
+    study = tmp_path / "study"
+    shutil.copytree(SAMPLE_STUDY, study, ignore=shutil.ignore_patterns("runs"))
+    (study / "tables" / "armed_seats.parquet").unlink()
+    missing = cavekit("report", str(study))
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
+    assert "armed_seats.parquet: missing: not a folder made by `cavekit caverna-study`" in missing.stderr
+    (study / "study.json").write_text("{", encoding="utf-8")
+    corrupt = cavekit("report", str(study))
+    assert corrupt.returncode != 0 and "Traceback" not in corrupt.stderr
+    assert "study.json: corrupt study file" in corrupt.stderr
+    (study / "study.json").write_text('{"format": "cavekit-study", "version": 1, "game": "cvc"}', encoding="utf-8")
+    foreign = cavekit("report", str(study))
+    assert foreign.returncode != 0 and "has no study report" in foreign.stderr

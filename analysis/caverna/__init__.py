@@ -1,7 +1,8 @@
 """Caverna's analyses (`scores`: scores per player count at a stated search budget; `strength`: the agents'
 strength report; `balance`: the balance study) and its analysis hooks `OUTCOME_FIELDS` (points per scoring
 category and family size, per seat), `DECISION_FIELDS` (round, kind of move, action space, furnishing),
-`report_sections`, `add_commands` (`cavekit caverna-study`) and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
+`report_sections`, `study_report_sections` (the HTML report of a `cavekit caverna-study` folder), `add_commands`
+(`cavekit caverna-study`) and `add_strength_parser` (`cavekit strength caverna`; see `cavekit.core.spec`)."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,6 +17,13 @@ def report_sections(data: Any) -> list[Any]:
     return sections(data)
 
 
+def study_report_sections(folder: Any) -> list[Any]:
+    """The HTML report of a study folder: the summary's parts with their figures."""
+    from .study import load_tables
+    from .study_summary import report_sections
+    return report_sections(load_tables(folder))
+
+
 def add_commands(sub: Any) -> None:
     """`cavekit caverna-study` (`sub`: the `cavekit` subcommands)."""
     from .commands import add_commands as add
@@ -28,4 +36,5 @@ def add_strength_parser(games: Any) -> None:
     add(games)
 
 
-__all__ = ["DECISION_FIELDS", "OUTCOME_FIELDS", "add_commands", "add_strength_parser", "report_sections"]
+__all__ = ["DECISION_FIELDS", "OUTCOME_FIELDS", "add_commands", "add_strength_parser", "report_sections",
+           "study_report_sections"]

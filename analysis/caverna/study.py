@@ -8,8 +8,9 @@
 - `strongest-2p`: the `strongest` preset in self-play on the first deals of `players-2` (same master seed,
   so game i is the same deal), to say which conclusions change with the stronger agent;
 
-then writes every table of `study_tables` to `out/tables/<name>.parquet` and the command to
-`out/command.txt`. The raw runs are large (about 16 kB a game); the tables are small, and are what a saved
+then writes every table of `study_tables` to `out/tables/<name>.parquet`, the command to `out/command.txt`,
+the summary to `out/summary.md` (`study_summary`) and `out/study.json`, which lets `cavekit report out` find
+the study report. The raw runs are large (about 16 kB a game); the tables are small, and are what a saved
 full-scale study keeps (`load_tables`). Agents are given as specs or presets; presets are resolved per
 player count and the resolved specs are what the results folders record.
 """
@@ -26,12 +27,12 @@ from ...core.api import ConfigError
 from ...search.agent import resolve_preset
 from ..batch import run_match
 from ..results import ResultsError, load_results
-from ..study_tables import estimate_text as fmt
-from ..study_tables import read_tables, save_tables
+from ..study_tables import read_tables, save_tables, write_study_file
 from ..stats import mean_interval, wilson_interval
-from .balance import (PLACEBO_RATE, action_space_rates, archetypes, armed_seats, category_points, checked_tiles,
+from .balance import (action_space_rates, archetypes, armed_seats, category_points, checked_tiles,
                       furnishing_ban_effects, furnishing_rates, run_furnishing_bans, seat_advantage, seat_outcomes)
 from .outcomes import CATEGORIES
+from .study_summary import summary_markdown
 
 PLAYER_COUNTS: tuple[int, ...] = (2, 3, 4, 5, 6, 7)
 TABLES: tuple[str, ...] = ("seat_advantage", "family", "armed_seats", "categories", "winners_categories",
@@ -82,6 +83,7 @@ def run_study(out: str | Path, games: int = 500, large_games: int = 200, ban_gam
                       out=runs / f"players-{n}", players=n)
     tables = study_tables(runs, clusters=clusters, seed=seed)
     save_tables(tables, out / "tables")
+    write_study_file(out, "caverna")
     if command:
         (out / "command.txt").write_text(command + "\n", encoding="utf-8")
     (out / "summary.md").write_text(summary_markdown(tables, command), encoding="utf-8")
@@ -189,116 +191,3 @@ def load_tables(folder: str | Path) -> dict[str, pd.DataFrame]:
     """The tables of a study folder (`out/tables/*.parquet`), refused with the location when one is missing
     or unreadable."""
     return read_tables(folder, TABLES, "cavekit caverna-study")
-
-
-def category_lines(categories: pd.DataFrame, winners: pd.DataFrame) -> list[str]:
-    """Markdown: each scoring category's mean points a seat by player count, and what the winners score more."""
-    counts = sorted(categories["players"].unique())
-    points = categories.pivot(index="category", columns="players", values="points")
-    by_winners = winners.pivot_table(index=["category", "players"], columns="winners", values="points")
-    by_winners = by_winners.reindex(columns=["winners", "the others"])     # every game shared: no others
-    lead = (by_winners["winners"] - by_winners["the others"]).unstack("players")
-    order = [c for c in CATEGORIES if c in points.index]
-    header = "| category | " + " | ".join(f"{n} players" for n in counts) + " |"
-    rule = "|---|" + "---|" * len(counts)
-    lines = ["", "## Points per category, a seat (mean by player count; in brackets, the winners' lead over the "
-             "others)", "", header, rule]
-    for category in order:
-        cells = [f"{points.at[category, n]:.1f}" + ("" if np.isnan(lead.at[category, n]) else
-                                                    f" ({lead.at[category, n]:+.1f})") for n in counts]
-        lines.append(f"| {category.replace('_', ' ')} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def space_lines(spaces: pd.DataFrame) -> list[str]:
-    """Markdown: the action spaces whose takers' win share has an interval that excludes the fair share."""
-    apart = spaces[(spaces["win_high"] < spaces["fair"]) | (spaces["win_low"] > spaces["fair"])]
-    apart = apart.sort_values(["players", "win_share"], ascending=[True, False])
-    lines = ["", f"## Action spaces whose takers win more or less than their fair share ({len(apart)} of "
-             f"{len(spaces)} space and player-count pairs)", ""]
-    if len(apart):
-        lines += ["| players | space | placements a game | takers' win share [95%] | fair |", "|---|---|---|---|---|"]
-        for r in apart.itertuples():
-            lines.append(f"| {r.players} | {r.space} | {r.per_game:.2f} | {fmt(r.win_share, r.win_low, r.win_high)} | "
-                         f"{r.fair:.3f} |")
-    return lines
-
-
-PER_BUILD_RATE = 0.1      # the summary shows a tile's per-build value from this build rate on
-
-
-def armed_lines(armed: pd.DataFrame) -> list[str]:
-    """The section on seats that forged a weapon, by player count."""
-    lines = ["", "## Seats that forged a weapon against the others (win share; fair = 1/players)", "",
-             "| players | seats that forged | their win share [95%] | the others' | fair | their score / the others' | "
-             "weapons a game | position that forged most (share of the forges) |", "|---|---|---|---|---|---|---|---|"]
-    for r in armed.itertuples():
-        top = f"{int(r.top_position)} ({r.top_position_share:.0%})" if r.top_position else "-"
-        lines.append(f"| {r.players} | {r.armed:.0%} | {fmt(r.win_share, r.win_low, r.win_high)} | "
-                     f"{r.others_win_share:.3f} | {r.fair:.3f} | {r.armed_score:.1f} / {r.others_score:.1f} | "
-                     f"{r.forges:.2f} | {top} |")
-    return lines
-
-
-def ban_lines(bans: pd.DataFrame) -> list[str]:
-    """The bans' section: the ten largest access values of the tiles built, and the placebo check."""
-    placebos, built = bans[bans["placebo"]], bans[~bans["placebo"]]
-    reference = (f"against the mean of the {len(placebos)} placebo tiles' runs (built by under "
-                 f"{PLACEBO_RATE:.0%} of seats)" if len(placebos) else "against the baseline run")
-    lines = ["", f"## Furnishing tiles: value of access (two players, paired bans; {int(bans['paired'].max())} "
-             f"paired seat-games a tile, {reference}), the ten largest", "",
-             "| tile | built by (share of seats) | access value, points [95%] | "
-             f"per build, points (built by {PER_BUILD_RATE:.0%}+) |", "|---|---|---|---|"]
-    for r in built.head(10).itertuples():
-        # Per build divides by the build rate: for a tile rarely built it magnifies noise, so it is not shown.
-        per_build = f"{r.per_build_score:.1f}" if r.build_rate >= PER_BUILD_RATE else "-"
-        lines.append(f"| {r.name} | {r.build_rate:.0%} | {fmt(r.access_score, r.score_low, r.score_high, 2)} | "
-                     f"{per_build} |")
-    below = built[built["score_high"] < 0]
-    if len(below):
-        lines += ["", "Access lowers the score (interval below 0): " + ", ".join(
-            f"{r.name} {fmt(r.access_score, r.score_low, r.score_high, 2)}, built by {r.build_rate:.0%}"
-            for r in below.itertuples()) + "."]
-    if len(placebos):
-        apart = int(((placebos["score_low"] > 0) | (placebos["score_high"] < 0)).sum())
-        lines += ["", f"Placebo check: the placebo tiles' own values (each against the others) average "
-                      f"{placebos['access_score'].mean():+.2f} points, sd {placebos['access_score'].std():.2f}; "
-                      f"{apart} of {len(placebos)} intervals exclude 0 (about 1 in 20 would by chance)."]
-    return lines
-
-
-def summary_markdown(tables: dict[str, pd.DataFrame], command: str | None = None) -> str:
-    """The study's headline tables as Markdown (what `cavekit caverna-study` prints and writes to summary.md)."""
-    lines = ["# Caverna balance study", ""]
-    if command:
-        lines += [f"Command: `{command}`", ""]
-    lines += ["## Seat advantage (win share by starting position; fair = 1/players)", "",
-              "| players | position | games | win share [95%] | fair | mean score [95%] |", "|---|---|---|---|---|---|"]
-    for r in tables["seat_advantage"].itertuples():
-        lines.append(f"| {r.players} | {r.position} | {r.games} | {fmt(r.win_share, r.win_low, r.win_high)} | "
-                     f"{r.fair:.3f} | {fmt(r.mean_score, r.mean_score_low, r.mean_score_high, 1)} |")
-    lines += ["", "## Family and score a seat", "", "| players | games | dwarfs at the end [95%] | grew past 2 | "
-              "score a seat [95%] |", "|---|---|---|---|---|"]
-    for r in tables["family"].itertuples():
-        lines.append(f"| {r.players} | {r.games} | {fmt(r.dwarfs, r.dwarfs_low, r.dwarfs_high, 2)} | {r.grew:.0%} | "
-                     f"{fmt(r.score, r.score_low, r.score_high, 1)} |")
-    lines += armed_lines(tables["armed_seats"])
-    lines += category_lines(tables["categories"], tables["winners_categories"])
-    lines += space_lines(tables["action_spaces_by_count"])
-    lines += ban_lines(tables["furnishing_bans"])
-    arche = tables["archetypes"]
-    lines += ["", "## Archetypes (k-means on end positions), two players", "",
-              "| archetype | share | win share [95%] | mean score [95%] | dwarfs |", "|---|---|---|---|---|"]
-    for r in arche[arche["players"] == 2].itertuples():
-        lines.append(f"| {r.archetype} | {r.share:.0%} | {fmt(r.win_share, r.win_low, r.win_high)} | "
-                     f"{fmt(r.mean_score, r.mean_score_low, r.mean_score_high, 1)} | {r.dwarfs:.2f} |")
-    comparison = tables["agent_comparison"]
-    changed = comparison[comparison["changes"]]
-    lines += ["", f"## Analysis agent against strongest ({int(comparison['games'].iloc[0])} two-player deals): "
-              f"{len(changed)} of {len(comparison)} measures change (intervals apart)", ""]
-    if len(changed):
-        lines += ["| measure | analysis [95%] | strongest [95%] |", "|---|---|---|"]
-        for r in changed.itertuples():
-            lines.append(f"| {r.measure} | {fmt(r.analysis, r.analysis_low, r.analysis_high, 2)} | "
-                         f"{fmt(r.strongest, r.strongest_low, r.strongest_high, 2)} |")
-    return "\n".join(lines) + "\n"
