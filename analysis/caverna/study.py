@@ -30,7 +30,8 @@ from ..results import ResultsError, load_results
 from ..study_tables import read_tables, save_tables, write_study_file
 from ..stats import mean_interval, wilson_interval
 from .balance import (action_space_rates, archetypes, armed_seats, category_points, checked_tiles,
-                      furnishing_ban_effects, furnishing_rates, run_furnishing_bans, seat_advantage, seat_outcomes)
+                      furnishing_ban_effects, furnishing_names, furnishing_rates, run_furnishing_bans, seat_advantage,
+                      seat_outcomes)
 from .outcomes import CATEGORIES
 from .study_summary import summary_markdown
 
@@ -155,11 +156,12 @@ def agent_comparison(games: pd.DataFrame, decisions: pd.DataFrame, strong_games:
         measures.append((f"points: {category.replace('_', ' ')}", mean_interval(rows_a[category]),
                          mean_interval(rows_b[category])))
     tiles_a, tiles_b = furnishing_rates(decisions, games), furnishing_rates(strong_decisions, strong_games)
-    for tile in sorted(set(tiles_a.index) | set(tiles_b.index)):
+    names = furnishing_names()
+    for tile in sorted(set(tiles_a.index) | set(tiles_b.index), key=lambda t: names[t]):
         ra = float(tiles_a["build_rate"].get(tile, 0.0))
         rb = float(tiles_b["build_rate"].get(tile, 0.0))
         if max(ra, rb) * 2 >= 0.1:        # a tenth of the games (two seats a game)
-            measures.append((f"build rate: {tile}", _share_of(ra, len(rows_a)), _share_of(rb, len(rows_b))))
+            measures.append((f"build rate: {names[tile]}", _share_of(ra, len(rows_a)), _share_of(rb, len(rows_b))))
     spaces_a = action_space_rates(decisions, games, by_round=False)
     spaces_b = action_space_rates(strong_decisions, strong_games, by_round=False)
     for space in sorted(set(spaces_a.index) & set(spaces_b.index)):
