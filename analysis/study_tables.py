@@ -29,6 +29,11 @@ def write_study_file(study: str | Path, game: str) -> None:
                     encoding="utf-8")
 
 
+def is_study_folder(folder: Path) -> bool:
+    """Whether `folder` was written by a game's study command (it has study.json)."""
+    return (folder / STUDY_FILE).is_file()
+
+
 def study_game(folder: str | Path) -> str | None:
     """The game of the study folder `folder`, or None if it is not one (no study.json); a damaged study.json
     is refused with its location."""

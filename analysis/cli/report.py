@@ -10,9 +10,9 @@ def run(args: argparse.Namespace) -> int:
     """Write the HTML report of a results, tournament or study folder, and say where it went."""
     from pathlib import Path
     from ..report import write_report, write_study_report
-    from ..study_tables import study_game
+    from ..study_tables import is_study_folder
     from ..tournament_report import is_tournament_folder, write_tournament_report
-    if study_game(Path(args.folder)) is not None:
+    if is_study_folder(Path(args.folder)):
         path = write_study_report(args.folder, args.out)
     elif is_tournament_folder(Path(args.folder)):
         path = write_tournament_report(args.folder, args.out)
@@ -36,9 +36,8 @@ def add_parser(sub: Subcommands) -> None:
                     "A tournament folder (`cavekit tournament --out DIR`) gets the tournament report instead:\n"
                     "standings, ratings and pairwise score rates with their intervals, the first-seat advantage\n"
                     "and, for --duplicate, the differences paired over deals.\n"
-                    "A study folder (`cavekit caverna-study --out DIR`, it holds study.json) gets the study report:\n"
-                    "every table of its summary with its figure (seat advantage, armed seats, categories, action\n"
-                    "spaces, the value of access to each furnishing tile, archetypes, the stronger agent).",
+                    "A study folder (written by a game's study command; it holds study.json) gets that game's\n"
+                    "study report: the tables of its summary with their figures (Caverna: `cavekit caverna-study`).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
                "  cavekit match cvc --agents random greedy --games 200 --seed 7 --out results/run1\n"
