@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Collection
 from typing import Any, TextIO
 
 import numpy as np
@@ -28,6 +29,7 @@ from ..core.api import CHANCE, CavekitError, ConfigError, CorruptRecordError, Ga
 from ..core.deal import DEAL_SEED_LIMIT, Deal, DealError, deal_for_play
 from ..core.spec import resolve
 from ..search.agent import Agent, make_agent, resolve_preset
+from .batch import replay
 from .progress import timed
 
 HINT_FALLBACK_SPEC = "greedy"   # answers `hint` when the AI itself cannot analyse a position
@@ -391,7 +393,11 @@ class PlaySession:
         if argument:
             self.say("undo takes nothing after it: it takes back your last move and what followed")
             return False
-        undone = undo_last_move(self.game, self.state, self.seat)
+        try:
+            undone = undo_last_move(self.game, self.state, self.seat, hidden=self._hidden)
+        except UndoRefused as refused:
+            self.say(str(refused))
+            return False
         if undone is None:
             self.say("nothing to undo: you have not made a move yet")
             return False
@@ -480,12 +486,13 @@ def visible_to(state: State, action: int, seat: int) -> bool:
     return list(views.values()).count(views[action]) == 1
 
 
-def seen_by(state: State, player: int, seed: int, hidden: bool) -> State:
+def seen_by(state: State, player: int, seed: int, hidden: bool, stream: int = 0) -> State:
     """The position an agent playing or advising `player` is given: with hidden information, one drawn from
-    that seat's information state (seeded by the session seed and the position), else the true one."""
+    that seat's information state (seeded by the session seed, the position and the random `stream`), else the
+    true one."""
     if not hidden:
         return state
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3, len(state.history()))))
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3, len(state.history()), stream)))
     return state.resample_from_infostate(player, rng)
 
 
@@ -532,27 +539,45 @@ class Undone:
     message: str
 
 
-def undo_last_move(game: Game, state: State, seat: int) -> Undone | None:
+class UndoRefused(CavekitError):
+    """An undo that would take back another person's move, or replay what chance or a hidden hand showed."""
+
+
+def undo_last_move(game: Game, state: State, seat: int, people: Collection[int] = (),
+                   hidden: bool = False) -> Undone | None:
     """The position just before `seat`'s last move (rebuilt from the record's prefix, so exactly the one the
-    move was made in), or None if `seat` has not moved yet."""
+    move was made in), or None if `seat` has not moved yet. Refused (`UndoRefused`) when a seat in `people`
+    (other persons) moved after it, or when something after it showed `seat` what it could not know before:
+    a chance outcome it saw, or (with `hidden` information) another seat's move it could tell apart. Taking
+    such a move back would let the seat replay with knowledge of the deal or of another hand."""
     history = state.history()
-    replay = game.new_initial_state()
+    position = game.new_initial_state()
     movers = []
+    revealed: list[str | None] = []     # per action: what it showed `seat` that it could not know, if anything
     for action in history:
-        movers.append(replay.current_player())
-        replay.apply_action(action)
+        player = position.current_player()
+        movers.append(player)
+        showed = player != seat and (player == CHANCE or hidden) and visible_to(position, action, seat)
+        revealed.append(position.action_to_string(action) if showed else None)
+        position.apply_action(action)
     mine = [i for i, p in enumerate(movers) if p == seat]
     if not mine:
         return None
     last = mine[-1]
-    rebuilt = game.new_initial_state()
-    for action in history[:last]:
-        rebuilt.apply_action(action)
-    later = movers[last + 1:]
-    counts = {"AI action": sum(1 for p in later if p >= 0), "chance event": sum(1 for p in later if p == CHANCE)}
+    rebuilt = replay(game, history[:last])
+    move = rebuilt.action_to_string(history[last])
+    for later in range(last + 1, len(history)):
+        if movers[later] in people:
+            raise UndoRefused(f"cannot take back your move {move}: player {movers[later]} has moved since, and an "
+                              "undo takes back only your own moves and the AI's replies")
+        if revealed[later] is not None:
+            what = "chance" if movers[later] == CHANCE else f"player {movers[later]}"
+            raise UndoRefused(f"cannot take back your move {move}: {what} has since shown you {revealed[later]}, "
+                              "and an undo may not replay what you have seen")
+    after = movers[last + 1:]
+    counts = {"AI action": sum(1 for p in after if p >= 0), "chance event": sum(1 for p in after if p == CHANCE)}
     also = " and ".join(f"{n} {what}{'s' if n > 1 else ''}" for what, n in counts.items() if n)
-    return Undone(rebuilt, f"took back your move {rebuilt.action_to_string(history[last])}"
-                           + (f" and the {also} after it" if also else ""))
+    return Undone(rebuilt, f"took back your move {move}" + (f" and the {also} after it" if also else ""))
 
 
 def verdict(state: State, seat: int, other: str = "The AI") -> str:

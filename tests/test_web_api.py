@@ -26,10 +26,12 @@ from cavekit.core import CHANCE, load_game
 from cavekit.core.registry import game_names
 from starlette.testclient import TestClient
 
+LOCAL = "http://localhost"      # the server answers to its loopback names only (TestClient's default is "testserver")
+
 
 @pytest.fixture
 def client(tmp_path):
-    with TestClient(create_app(executor="thread", workers=1, results=[tmp_path])) as c:
+    with TestClient(create_app(executor="thread", workers=1, results=[tmp_path]), base_url=LOCAL) as c:
         yield c
 
 
@@ -40,19 +42,21 @@ def web_of(client):
 def new_game(client, game="cvc", seats=("human", "easy"), seed=3, **extra):
     r = client.post("/api/games", json={"game": game, "seats": list(seats), "seed": seed, **extra})
     assert r.status_code == 201, r.text
+    client.cookies.clear()      # these tests send each seat's key in its header (the cookie is tested on its own)
     return r.json()
 
 
 def seat_api(created, seat=0):
+    """A seat's API address and the header that carries its key."""
     entry = next(s for s in created["seats"] if s["index"] == seat)
-    return f"/api/games/{created['id']}/seats/{seat}", {"key": entry["key"]}
+    return f"/api/games/{created['id']}/seats/{seat}", {"X-Cavekit-Key": entry["key"]}
 
 
 def wait_for_turn(client, created, seat=0, timeout=60.0):
     base, key = seat_api(created, seat)
     deadline = time.monotonic() + timeout
     while True:
-        view = client.get(f"{base}/view", params=key).json()
+        view = client.get(f"{base}/view", headers=key).json()
         if view["your_turn"] or view["result"]:
             return view
         assert time.monotonic() < deadline, f"seat {seat} never got the move: {view['status']}"
@@ -85,8 +89,8 @@ def test_home_page_offers_every_game_and_the_static_files_are_served(client, tmp
 
 def test_a_new_game_against_easy_plays_the_persons_move_and_the_ais_reply(client):
     created = new_game(client)
-    assert created["url"].startswith(f"/play/{created['id']}/0?key=")
-    page = client.get(created["url"])
+    assert created["url"] == f"/play/{created['id']}/0"
+    page = client.get(created["url"], headers=seat_api(created)[1])
     assert page.status_code == 200 and 'id="initial-view"' in page.text and "<svg" in page.text
     view = wait_for_turn(client, created)
     state = state_of(client, created)
@@ -98,7 +102,7 @@ def test_a_new_game_against_easy_plays_the_persons_move_and_the_ais_reply(client
                                 for a in tile_actions)
     base, key = seat_api(created)
     before = len(state.history())
-    after = client.post(f"{base}/action", params=key, json={"action": tile_actions[0]["id"],
+    after = client.post(f"{base}/action", headers=key, json={"action": tile_actions[0]["id"],
                                                             "version": view["version"]})
     assert after.status_code == 200 and after.json()["version"] > view["version"]
     assert len(state_of(client, created).history()) == before + 1
@@ -160,58 +164,61 @@ def test_bad_requests_to_a_game_get_4xx_and_leave_it_unchanged(client):
     legal = state_of(client, created).legal_actions()
     illegal = next(a for a in range(load_game("cvc").num_distinct_actions) if a not in legal)
     cases = [
-        (client.get("/api/games/nosuchgame/seats/0/view", params=key), 404, "no game"),
-        (client.post("/api/games/nosuchgame/seats/0/action", params=key, json={"action": legal[0]}), 404, "no game"),
-        (client.get(f"/api/games/{created['id']}/seats/5/view", params=key), 404, "seats 0 to 1"),
-        (client.get(f"{base}/view", params={"key": "wrong"}), 403, "wrong key"),
-        (client.get(f"{base}/view"), 403, "wrong key"),
-        (client.get(f"{other_base}/view", params=key), 403, "wrong key"),
-        (client.post(f"{base}/action", params=key, json={"action": illegal}), 400, "not legal"),
-        (client.post(f"{base}/action", params=key, json={"action": -1}), 400, "not legal"),
-        (client.post(f"{base}/action", params=key, json={"action": str(legal[0])}), 400, "integer"),
-        (client.post(f"{base}/action", params=key, json={"action": 1.5}), 400, "integer"),
-        (client.post(f"{base}/action", params=key, json={"action": True}), 400, "integer"),
-        (client.post(f"{base}/action", params=key, json={"action": {"__reduce__": "os.system"}}), 400, "integer"),
-        (client.post(f"{base}/action", params=key, json={}), 400, "name the action"),
-        (client.post(f"{base}/action", params=key, json={"action": legal[0], "version": view["version"] - 1}),
+        (client.get("/api/games/nosuchgame/seats/0/view", headers=key), 404, "no game"),
+        (client.post("/api/games/nosuchgame/seats/0/action", headers=key, json={"action": legal[0]}), 404, "no game"),
+        (client.get(f"/api/games/{created['id']}/seats/5/view", headers=key), 404, "seats 0 to 1"),
+        (client.get(f"{base}/view", headers={"X-Cavekit-Key": "wrong"}), 403, "has not joined seat"),
+        (client.get(f"{base}/view"), 403, "has not joined seat"),
+        (client.get(f"{other_base}/view", headers=key), 403, "has not joined seat"),
+        (client.get(f"{base}/view", params={"key": key["X-Cavekit-Key"]}), 400, "not accepted in the address"),
+        (client.post(f"{base}/action", headers=key, json={"action": illegal}), 400, "not legal"),
+        (client.post(f"{base}/action", headers=key, json={"action": -1}), 400, "not legal"),
+        (client.post(f"{base}/action", headers=key, json={"action": str(legal[0])}), 400, "integer"),
+        (client.post(f"{base}/action", headers=key, json={"action": 1.5}), 400, "integer"),
+        (client.post(f"{base}/action", headers=key, json={"action": True}), 400, "integer"),
+        (client.post(f"{base}/action", headers=key, json={"action": {"__reduce__": "os.system"}}), 400, "integer"),
+        (client.post(f"{base}/action", headers=key, json={}), 400, "name the action"),
+        (client.post(f"{base}/action", headers=key, json={"action": legal[0], "version": view["version"] - 1}),
          409, "moved on"),
-        (client.post(f"{base}/action", params=key, content=b"action=1"), 400, "not JSON"),
-        (client.post(f"{base}/action", params=key, content=b"[" * 20000), 413, "at most"),
-        (client.post(f"{other_base}/action", params=other_key, json={"action": legal[0]}), 409, "not your turn"),
-        (client.post(f"{other_base}/hint", params=other_key, json={}), 409, "not your turn"),
-        (client.post(f"{base}/hint", params=key, json={"count": 0}), 400, "at least 1"),
-        (client.post(f"{base}/hint", params=key, json={"count": "many"}), 400, "integer"),
-        (client.post(f"{base}/undo", params=key), 409, "nothing to undo"),
-        (client.get(f"{base}/action", params=key), 405, "not allowed"),
+        (client.post(f"{base}/action", headers=key, content=b"action=1"), 415, "as JSON"),
+        (client.post(f"{base}/action", headers={**key, "content-type": "application/json"}, content=b"action=1"),
+         400, "not JSON"),
+        (client.post(f"{base}/action", headers=key, content=b"[" * 20000), 413, "at most"),
+        (client.post(f"{other_base}/action", headers=other_key, json={"action": legal[0]}), 409, "not your turn"),
+        (client.post(f"{other_base}/hint", headers=other_key, json={}), 409, "not your turn"),
+        (client.post(f"{base}/hint", headers=key, json={"count": 0}), 400, "from 1 to 1000"),
+        (client.post(f"{base}/hint", headers=key, json={"count": "many"}), 400, "integer"),
+        (client.post(f"{base}/undo", headers=key), 409, "nothing to undo"),
+        (client.get(f"{base}/action", headers=key), 405, "not allowed"),
     ]
     for response, status, words in cases:
         assert response.status_code == status and words in response.json()["error"], response.text
     assert state_of(client, created).serialize() == record
-    assert client.get(f"{base}/view", params=key).json()["version"] == view["version"]
+    assert client.get(f"{base}/view", headers=key).json()["version"] == view["version"]
 
 
 def test_ai_seats_have_no_page(client):
     created = new_game(client)
-    r = client.get(f"/api/games/{created['id']}/seats/1/view", params={"key": created["seats"][0]["key"]})
+    r = client.get(f"/api/games/{created['id']}/seats/1/view", headers=seat_api(created)[1])
     assert r.status_code == 403 and "played by the AI" in r.json()["error"]
-    page = client.get(f"/play/{created['id']}/1", params={"key": "x"})
+    page = client.get(f"/play/{created['id']}/1", headers={"X-Cavekit-Key": "x"})
     assert page.status_code == 403 and "played by the AI" in page.text
 
 
 # ---------------------------------------------------------------- undo, hint, save and load
 
-def test_undo_takes_back_the_move_and_the_reply_and_the_same_moves_meet_the_same_reply(client):
+def test_undo_takes_back_the_move_and_the_same_move_meets_the_same_position(client):
     created = new_game(client)
     base, key = seat_api(created)
     start = wait_for_turn(client, created)
     history = state_of(client, created).history()
     first = start["actions"][0]["id"]
-    client.post(f"{base}/action", params=key, json={"action": first})
+    client.post(f"{base}/action", headers=key, json={"action": first})
     played = state_of(client, created).history()
-    undone = client.post(f"{base}/undo", params=key)
+    undone = client.post(f"{base}/undo", headers=key)
     assert undone.status_code == 200 and undone.json()["message"].startswith("took back your move")
     assert state_of(client, created).history() == history
-    client.post(f"{base}/action", params=key, json={"action": first})
+    client.post(f"{base}/action", headers=key, json={"action": first})
     assert state_of(client, created).history() == played
 
 
@@ -219,7 +226,7 @@ def test_hint_ranks_the_options_with_values_and_their_menu_numbers(client):
     created = new_game(client)
     base, key = seat_api(created)
     view = wait_for_turn(client, created)
-    hint = client.post(f"{base}/hint", params=key, json={"count": 3}).json()
+    hint = client.post(f"{base}/hint", headers=key, json={"count": 3}).json()
     assert hint["spec"] == "greedy" and len(hint["rows"]) <= 3 and hint["rows"]
     legal = [a["id"] for a in view["actions"]]
     for row in hint["rows"]:
@@ -232,9 +239,9 @@ def test_a_saved_record_loads_into_a_new_game_at_the_same_position(client):
     created = new_game(client)
     base, key = seat_api(created)
     view = wait_for_turn(client, created)
-    client.post(f"{base}/action", params=key, json={"action": view["actions"][0]["id"]})
+    client.post(f"{base}/action", headers=key, json={"action": view["actions"][0]["id"]})
     wait_for_turn(client, created)
-    saved = client.get(f"{base}/record", params=key)
+    saved = client.get(f"{base}/record", headers=key)
     assert saved.status_code == 200 and "attachment" in saved.headers["content-disposition"]
     record = saved.text
     assert record == state_of(client, created).serialize() + "\n"
@@ -260,7 +267,7 @@ def test_a_finished_game_shows_the_score_breakdown(client):
         if view["result"]:
             break
         # The last legal action: usually "end turn" or a sub-action, so the game moves along.
-        r = client.post(f"{base}/action", params=key, json={"action": view["actions"][-1]["id"]})
+        r = client.post(f"{base}/action", headers=key, json={"action": view["actions"][-1]["id"]})
         assert r.status_code == 200, r.text
         moves += 1
     state = state_of(client, created)
@@ -275,7 +282,7 @@ def test_a_finished_game_shows_the_score_breakdown(client):
     assert result["verdict"] in ("You win!", "A draw.") or result["verdict"].endswith("wins.") \
         or "tie-break" in result["verdict"]
     assert view["actions"] == [] and not view["can_undo"]
-    assert client.post(f"{base}/action", params=key, json={"action": 0}).status_code == 409
+    assert client.post(f"{base}/action", headers=key, json={"action": 0}).status_code == 409
 
 
 # ---------------------------------------------------------------- the store
@@ -319,13 +326,13 @@ def ai_starts(game_name: str) -> int:
 
 
 def test_the_ai_moves_in_another_process_and_other_requests_are_answered_meanwhile(tmp_path):
-    with TestClient(create_app(workers=1, results=[tmp_path])) as client:
+    with TestClient(create_app(workers=1, results=[tmp_path]), base_url=LOCAL) as client:
         created = new_game(client, seats=("human", "strongest"), seed=ai_starts("cvc"))
         base, key = seat_api(created)
         answered = []
         while True:
             started = time.perf_counter()
-            view = client.get(f"{base}/view", params=key).json()
+            view = client.get(f"{base}/view", headers=key).json()
             answered.append(time.perf_counter() - started)
             if not view["thinking"]:
                 break
@@ -410,7 +417,7 @@ def test_cavum_and_caverna_show_their_text_and_a_clickable_list(client, game):
     assert (view["board"] is not None) == (game == "cavum")      # Cavum's mountain is drawn; Caverna is text
     assert [a["id"] for a in view["actions"]] == state.legal_actions()
     base, key = seat_api(created)
-    r = client.post(f"{base}/action", params=key, json={"action": view["actions"][0]["id"]})
+    r = client.post(f"{base}/action", headers=key, json={"action": view["actions"][0]["id"]})
     assert r.status_code == 200
 
 
@@ -431,7 +438,7 @@ def test_cavum_cells_carry_the_actions_that_name_them(client):
         state = state_of(client, created)
     mover = state.current_player()
     base, key = seat_api(created, mover)
-    view = client.get(f"{base}/view", params=key).json()
+    view = client.get(f"{base}/view", headers=key).json()
     for name, ids in view["targets"].items():
         where = name.split(":")[1]
         assert ids and all(where in state.action_to_string(a) for a in ids)

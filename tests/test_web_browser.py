@@ -109,6 +109,16 @@ def start_game(page, base: str, game: str, seats: list[str], seed: int, players:
     page.wait_for_url(re.compile(r"/play/"))
 
 
+def wait_until(page, expression: str, timeout: float = 30.0) -> None:
+    """Wait until `expression` is true in the page. (Playwright's wait_for_function evaluates a string inside the
+    page, which the server's content security policy forbids, as it should; `evaluate` goes through the
+    browser's debugging protocol instead.)"""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"the page never showed {expression}"
+        time.sleep(0.05)
+
+
 def session_of(web, page):
     game_id = page.url.split("/play/")[1].split("/")[0]
     return web.store.get(game_id)
@@ -118,7 +128,7 @@ def wait_for_my_turn_or_end(page, session) -> bool:
     """Wait until the page shows the server's current position and offers moves (True) or the result (False)."""
     deadline = time.monotonic() + 60
     while True:
-        page.wait_for_function("document.querySelector('#result h3') !== null || "
+        wait_until(page, "document.querySelector('#result h3') !== null || "
                                "(document.querySelector('#actions button.action') !== null && "
                                "document.getElementById('thinking').hidden)")
         with session.lock:
@@ -237,7 +247,7 @@ def test_undo_save_and_load_in_the_browser(server, page):
     page.wait_for_selector("#undo:not([disabled])")
     wait_for_my_turn_or_end(page, session)
     page.click("#undo")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('took back')")
+    wait_until(page, "document.getElementById('message').textContent.startsWith('took back')")
     assert session.state.history() == before
     assert shown_legal_moves(page) == session.state.legal_actions()
     # Save the record, and continue it as a new game from the home page.
@@ -287,7 +297,7 @@ def test_a_round_of_the_cave_against_easy_by_clicking_cards(server, page):
     state = session.state
     scored = state.to_dict()["round_scores"]
     assert scored, "the round did not end"
-    page.wait_for_function("document.querySelector('#board [data-seat]') !== null")
+    wait_until(page, "document.querySelector('#board [data-seat]') !== null")
     totals = [int(s.get_attribute("data-total")) for s in page.query_selector_all("#board [data-seat]")]
     assert totals == state.to_dict()["totals"] == [sum(r[p] for r in scored) for p in (0, 1)]
     screenshot(page, "pairs-round-scored")
@@ -322,7 +332,7 @@ def test_replay_of_a_stored_game_step_by_step(server, page, results_root):
     page.click("#back")
     page.wait_for_selector("#step[data-step='2']")
     page.click("#next-turn")
-    page.wait_for_function("Number(document.getElementById('step').dataset.step) > 2")
+    wait_until(page, "Number(document.getElementById('step').dataset.step) > 2")
     check()
     assert "player" in page.inner_text("#last-action")
     page.fill("#step-input", "60")

@@ -40,17 +40,20 @@ def other_hand_cards(svg: str, seat: int) -> list[str]:
 @pytest.mark.parametrize("params", [{}, {"burn_cards": 3}])
 def test_no_response_to_one_seat_shows_another_seats_hidden_cards(tmp_path, params):
     rng = np.random.default_rng(0)
-    with TestClient(create_app(executor="thread", workers=1, results=[tmp_path])) as client:
+    # (every resampled position is a new game, so this client may start many)
+    with TestClient(create_app(executor="thread", workers=1, results=[tmp_path], games_per_minute=10_000),
+                    base_url="http://localhost") as client:
         web = client.app.state.web
         created = client.post("/api/games", json={"game": "pairs", "players": 2, "seats": ["human", "human"],
                                                   "seed": 21, "params": params}).json()
         session = web.store.get(created["id"])
-        keys = {s["index"]: {"key": s["key"]} for s in created["seats"]}
+        client.cookies.clear()      # each seat's key travels in its header here
+        keys = {s["index"]: {"X-Cavekit-Key": s["key"]} for s in created["seats"]}
         base = {p: f"/api/games/{created['id']}/seats/{p}" for p in (0, 1)}
         responses = 0
         compared = 0
         while True:
-            views = {p: client.get(f"{base[p]}/view", params=keys[p]).json() for p in (0, 1)}
+            views = {p: client.get(f"{base[p]}/view", headers=keys[p]).json() for p in (0, 1)}
             state = session.state
             if state.is_terminal():
                 break
@@ -66,7 +69,7 @@ def test_no_response_to_one_seat_shows_another_seats_hidden_cards(tmp_path, para
                 for word in ('"hands"', '"deck"', '"history"', '"record"', f"to p{q}", "burn "):
                     assert word not in text, (word, p)     # cards dealt to the other seat or burned
                 assert f"to p{p}" in text or not state.history()
-                record = client.get(f"{base[p]}/record", params=keys[p])
+                record = client.get(f"{base[p]}/record", headers=keys[p])
                 assert record.status_code == 409 and "over" in record.json()["error"]
             mover = state.current_player()
             # Exact check at every fourth decision (each resample is a game replayed into the server).
@@ -77,18 +80,20 @@ def test_no_response_to_one_seat_shows_another_seats_hidden_cards(tmp_path, para
                         made = client.post("/api/games", json={"game": "pairs", "seats": ["human", "human"],
                                                                "seed": 21, "record": twin.serialize()}).json()
                         key = next(s["key"] for s in made["seats"] if s["index"] == p)
-                        seen = client.get(f"/api/games/{made['id']}/seats/{p}/view", params={"key": key}).json()
+                        seen = client.get(f"/api/games/{made['id']}/seats/{p}/view",
+                                          headers={"X-Cavekit-Key": key}).json()
                         assert comparable(seen) == comparable(views[p])
                         compared += 1
                         del web.store.sessions[made["id"]]
-            hint = client.post(f"{base[mover]}/hint", params=keys[mover], json={"count": 10}).json()
+            hint = client.post(f"{base[mover]}/hint", headers=keys[mover], json={"count": 10}).json()
             assert {row["action"] for row in hint["rows"]} <= set(state.legal_actions())
             action = views[mover]["actions"][int(rng.integers(len(views[mover]["actions"])))]["id"]
-            played = client.post(f"{base[mover]}/action", params=keys[mover], json={"action": action})
+            played = client.post(f"{base[mover]}/action", headers=keys[mover], json={"action": action})
             assert played.status_code == 200
             responses += 1
         assert compared >= 20 and responses > 40
-        final = {p: client.get(f"{base[p]}/record", params=keys[p]) for p in (0, 1)}
+        client.cookies.clear()
+        final = {p: client.get(f"{base[p]}/record", headers=keys[p]) for p in (0, 1)}
         assert all(r.status_code == 200 for r in final.values())
         assert load_game("pairs", **params).deserialize_state(final[0].text).is_terminal()
         assert views[0]["result"]["scores"] == session.state.scores()

@@ -17,10 +17,12 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise CavekitError(f"cavekit serve needs the web extra ({e.name} is not installed): "
                            'pip install "cavekit[web]" (from a checkout: pip install -e ".[web]")') from None
-    if args.max_games < 1 or args.idle_hours <= 0 or args.workers < 1:
-        raise CavekitError("--max-games and --workers must be at least 1 and --idle-hours above 0")
+    if args.max_games < 1 or args.idle_hours <= 0 or args.workers < 1 or args.games_per_minute < 1:
+        raise CavekitError("--max-games, --workers and --games-per-minute must be at least 1 and --idle-hours "
+                           "above 0")
     serve(host=args.host, port=args.port, quiet=args.quiet, max_games=args.max_games,
-          idle_seconds=args.idle_hours * 3600, workers=args.workers, results=args.results or None)
+          idle_seconds=args.idle_hours * 3600, workers=args.workers, results=args.results or None,
+          allowed_hosts=args.allowed_host, games_per_minute=args.games_per_minute)
     return 0
 
 
@@ -46,5 +48,10 @@ def add_parser(sub: Subcommands) -> None:
     serve.add_argument("--idle-hours", type=float, default=2.0,
                        help="a game idle this long is forgotten (default 2)")
     serve.add_argument("--workers", type=int, default=2, help="processes that run the AI's moves (default 2)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name or address other machines reach the server by (repeatable; it always "
+                            "answers to localhost, 127.0.0.1, ::1 and --host; '*' answers to any)")
+    serve.add_argument("--games-per-minute", type=int, default=20,
+                       help="new games one client may start a minute (default 20)")
     serve.add_argument("--quiet", action="store_true", help="log warnings only, not every request")
     serve.set_defaults(run=run)

@@ -9,6 +9,7 @@ Needs the `web` extra (`pip install "cavekit[web]"`).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 DEFAULT_HOST = "127.0.0.1"
@@ -16,17 +17,33 @@ DEFAULT_PORT = 8765
 
 
 def create_app(**options: Any) -> Any:
-    """The ASGI application (options: `max_games`, `idle_seconds`, `workers`, `executor`, `results`)."""
+    """The ASGI application (options: `max_games`, `idle_seconds`, `workers`, `executor`, `results`,
+    `allowed_hosts`, `games_per_minute`, `evict_after_seconds`)."""
     from .app import create_app as create
     return create(**options)
 
 
-def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = False, **options: Any) -> None:
+def answered_hosts(host: str, allowed_hosts: Iterable[str] = ()) -> list[str]:
+    """The host names a server listening on `host` answers to: this machine's loopback names, `host` itself
+    unless it is a wildcard address, and `allowed_hosts` (a name others reach it by; "*" for any)."""
+    from .guard import LOCAL_HOSTS
+    names = list(LOCAL_HOSTS) + list(allowed_hosts)
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    return names
+
+
+def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, quiet: bool = False,
+          allowed_hosts: Iterable[str] = (), **options: Any) -> None:
     """Run the application with uvicorn until interrupted, printing its address first."""
     import uvicorn
-    app = create_app(**options)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning" if quiet else "info")
+    app = create_app(allowed_hosts=answered_hosts(host, allowed_hosts), **options)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning" if quiet else "info",
+                            server_header=False, timeout_keep_alive=5)
     server = uvicorn.Server(config)
     shown = f"[{host}]" if ":" in host else host
     print(f"cavekit serve: open http://{shown}:{port}/ (Ctrl+C stops the server)", flush=True)
+    if host in ("0.0.0.0", "::") and not allowed_hosts:
+        print("cavekit serve: it answers only to localhost names: add --allowed-host NAME for each name or address "
+              "other machines use to reach it", flush=True)
     server.run()

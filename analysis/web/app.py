@@ -3,23 +3,32 @@
 Routes (the API answers JSON; a refused request gets a 4xx status and `{"error": "..."}`, and changes nothing):
 
     GET  /                                          home: new game, load a record, replays
-    GET  /play/{game_id}/{seat}?key=K               one seat's page
+    GET  /join/{game_id}/{seat}#KEY                 an invitation: joins this browser to the seat, then plays
+    GET  /play/{game_id}/{seat}                     one seat's page (for a browser that joined the seat)
     GET  /replay?folder=DIR                         the games of a results folder
     GET  /replay/{game}?folder=DIR&step=N           a stored game after N steps
     GET  /static/{app.js|style.css}
     GET  /api/catalogue                             games, player counts, rule options, difficulties
     POST /api/games                                 new game {game, players, seats, params?, seed?, record?}
-    GET  /api/games/{game_id}/seats/{seat}/view?key=K
-    POST /api/games/{game_id}/seats/{seat}/action?key=K     {action, version?}
-    POST /api/games/{game_id}/seats/{seat}/undo?key=K
-    POST /api/games/{game_id}/seats/{seat}/hint?key=K       {count?}
-    GET  /api/games/{game_id}/seats/{seat}/record?key=K     the game record (terminal play's format)
+    POST /api/games/{game_id}/seats/{seat}/join     joins the seat (its key in the X-Cavekit-Key header)
+    GET  /api/games/{game_id}/seats/{seat}/view
+    POST /api/games/{game_id}/seats/{seat}/action   {action, version?}
+    POST /api/games/{game_id}/seats/{seat}/undo
+    POST /api/games/{game_id}/seats/{seat}/hint     {count?}
+    GET  /api/games/{game_id}/seats/{seat}/record   the game record (terminal play's format)
     GET  /api/replay/games?folder=DIR
     GET  /api/replay/games/{game}?folder=DIR&step=N
 
-Bodies are JSON objects of at most `MAX_BODY` bytes (a record: `MAX_RECORD_BODY`); nothing a client sends is
-evaluated or unpickled: game names, options and seats are checked against the game's spec, actions against
-the legal ones, records by replaying them (`deserialize_state`).
+Seats and their secrets: each human seat has a key. `POST /api/games` answers the creator with one
+invitation link per human seat (`/join/ID/SEAT#KEY`: the key sits in the address's fragment, which a browser
+never sends to a server, so it stays out of every log) and joins the creator's browser to the first human
+seat. Joining sets an HttpOnly, SameSite=Strict cookie for that one seat; a program may send the key in the
+`X-Cavekit-Key` header instead. A key in the address's query is refused. No page of one seat carries another
+seat's key, and the game's seed (which gives away the deal) is told to no one before the game is over.
+
+What a client sends is checked at the edge (`guard.py`: hosts, origins, body size, time, depth and numbers);
+nothing is evaluated or unpickled: game names, options and seats are checked against the game's spec, actions
+against the legal ones, records by replaying them (`deserialize_state`).
 """
 from __future__ import annotations
 
@@ -27,11 +36,10 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -42,21 +50,37 @@ from starlette.responses import (
     PlainTextResponse,
     Response,
 )
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from ...core.api import CavekitError, CorruptRecordError
+from ...core.api import CavekitError, ConfigError
 from ...core.deal import DEAL_SEED_LIMIT
 from ...core.registry import game_names, game_spec, load_game
 from ...core.spec import DIFFICULTIES
 from ...search.agent import game_presets
 from ..play import random_seed
 from . import pages, worker
+from .guard import (
+    LOCAL_HOSTS,
+    shown,
+    MAX_RECORD_BODY,
+    EdgeGuard,
+    RateLimit,
+    WebError,
+    bounded_int,
+    parse_json,
+    read_json,
+)
 from .replay import Replays, game_list, replay_step
-from .sessions import HUMAN, GameSession, SessionStore, Thinker, WebError, parse_seats
+from .sessions import HUMAN, GameSession, Seat, SessionStore, Thinker, parse_seats
 
-MAX_BODY = 16 * 1024
-MAX_RECORD_BODY = 4 * 1024 * 1024
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
+KEY_HEADER = "x-cavekit-key"
+MAX_SEATS = 999
+MAX_STEP = 10**9                 # a replay step (histories are far shorter; the replay says its own length)
+MAX_GAME_NUMBER = 2**62
+MANIFEST_SHOWN = ("game", "players", "params", "agents", "games", "seed", "engine", "deals", "duplicate")
+MANIFEST_VALUE_LIMIT = 4096      # characters of one manifest value the replay list echoes
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -79,63 +103,64 @@ def catalogue() -> list[dict[str, Any]]:
     return games
 
 
-async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
-    """The request's body as a JSON object (413 if larger than `limit` bytes, 400 if not a JSON object)."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise WebError(400, "Content-Length is not a number")
-        if int(declared) > limit:
-            raise WebError(413, f"the body is {declared} bytes; at most {limit} are accepted")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise WebError(413, f"the body is larger than {limit} bytes, the most accepted")
-    if not body:
-        return {}
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise WebError(400, f"the body is not JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise WebError(400, "the body must be a JSON object")
-    return data
+def seat_number(request: Request) -> int:
+    """The seat number of the request's address (its range is the game's to check)."""
+    return bounded_int(request.path_params["seat"], "a seat number", 0, MAX_SEATS)
 
 
-def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.lstrip("-").isdigit():
-            return int(value)
-        raise WebError(400, f"{what} must be an integer, not {value!r}")
-    return value
+def seat_cookie(game_id: str, seat: int) -> str:
+    """The name of the cookie that holds the key of `seat` in game `game_id` (one cookie a seat)."""
+    return f"cavekit_{game_id}_{seat}"
+
+
+def manifest_summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What the replay list shows of a manifest: its main fields, each cut to a bounded size."""
+    summary = {}
+    for name in MANIFEST_SHOWN:
+        if name in manifest:
+            value = manifest[name]
+            summary[name] = value if len(json.dumps(value, default=str)) <= MANIFEST_VALUE_LIMIT else "(too long to show)"
+    return summary
 
 
 class CavekitWeb:
     """The application's state: sessions, AI workers, replay roots; `app` is the Starlette application."""
 
     def __init__(self, max_games: int = 100, idle_seconds: float = 2 * 3600, workers: int = 2,
-                 executor: str = "process", results: list[str | Path] | None = None):
-        self.store = SessionStore(max_games=max_games, idle_seconds=idle_seconds)
+                 executor: str = "process", results: list[str | Path] | None = None,
+                 allowed_hosts: Iterable[str] = LOCAL_HOSTS, games_per_minute: int = 20,
+                 evict_after_seconds: float = 60.0):
+        roots = [Path(r) for r in (results or [os.getcwd()])]
+        for root in roots:
+            if not root.is_dir():
+                raise ConfigError(f"--results {root}: {'not a folder' if root.exists() else 'no such folder'}; "
+                                  "name a folder that holds results folders (default: the current folder)")
+        self.store = SessionStore(max_games=max_games, idle_seconds=idle_seconds,
+                                  evict_after_seconds=evict_after_seconds)
         self.thinker = Thinker(workers, executor)
-        self.replays = Replays([Path(r) for r in (results or [os.getcwd()])])
+        self.replays = Replays(roots)
+        self.creations = RateLimit(games_per_minute, 60.0, "new games")
         self._catalogue: list[dict[str, Any]] | None = None
+        seat = "/api/games/{game_id}/seats/{seat}"
         routes = [
-            Route("/", self.home), Route("/play/{game_id}/{seat:int}", self.play_page),
-            Route("/replay", self.replay_list_page), Route("/replay/{game:int}", self.replay_page),
+            Route("/", self.home), Route("/join/{game_id}/{seat}", self.join_page),
+            Route("/play/{game_id}/{seat}", self.play_page),
+            Route("/replay", self.replay_list_page), Route("/replay/{game}", self.replay_page),
             Route("/static/{name}", self.static),
             Route("/api/catalogue", self.api_catalogue),
             Route("/api/games", self.api_new_game, methods=["POST"]),
-            Route("/api/games/{game_id}/seats/{seat:int}/view", self.api_view),
-            Route("/api/games/{game_id}/seats/{seat:int}/action", self.api_action, methods=["POST"]),
-            Route("/api/games/{game_id}/seats/{seat:int}/undo", self.api_undo, methods=["POST"]),
-            Route("/api/games/{game_id}/seats/{seat:int}/hint", self.api_hint, methods=["POST"]),
-            Route("/api/games/{game_id}/seats/{seat:int}/record", self.api_record),
+            Route(f"{seat}/join", self.api_join, methods=["POST"]),
+            Route(f"{seat}/view", self.api_view),
+            Route(f"{seat}/action", self.api_action, methods=["POST"]),
+            Route(f"{seat}/undo", self.api_undo, methods=["POST"]),
+            Route(f"{seat}/hint", self.api_hint, methods=["POST"]),
+            Route(f"{seat}/record", self.api_record),
             Route("/api/replay/games", self.api_replay_games),
-            Route("/api/replay/games/{game:int}", self.api_replay_step),
+            Route("/api/replay/games/{game}", self.api_replay_step),
         ]
         handlers = {WebError: self._web_error, HTTPException: self._http_error}
-        self.app = Starlette(routes=routes, exception_handlers=handlers, lifespan=self._lifespan)
+        self.app = Starlette(routes=routes, exception_handlers=handlers, lifespan=self._lifespan,
+                             middleware=[Middleware(EdgeGuard, allowed_hosts=list(allowed_hosts))])
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -146,62 +171,76 @@ class CavekitWeb:
     # -- errors -------------------------------------------------------------------------------------------
 
     @staticmethod
-    def _error(request: Request, status: int, message: str) -> Response:
+    def _error(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status)
-        return HTMLResponse(pages.error_page(status, message), status_code=status)
+            return JSONResponse({"error": message}, status_code=status, headers=headers)
+        return HTMLResponse(pages.error_page(status, message), status_code=status, headers=headers)
 
     async def _web_error(self, request: Request, error: Exception) -> Response:
         assert isinstance(error, WebError)
-        return self._error(request, error.status, error.message)
+        return self._error(request, error.status, error.message, error.headers)
 
     async def _http_error(self, request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
-        message = {404: f"no page {request.url.path} here", 405: f"{request.method} is not allowed on "
-                   f"{request.url.path}"}.get(error.status_code, str(error.detail))
+        path = shown(request.url.path, 80)
+        message = {404: f"no page {path} here", 405: f"{request.method} is not allowed on {path}"}.get(
+            error.status_code, str(error.detail))
         return self._error(request, error.status_code, message)
 
     # -- games --------------------------------------------------------------------------------------------
 
-    def _session_and_seat(self, request: Request) -> tuple[GameSession, Any]:
+    def _session_and_seat(self, request: Request) -> tuple[GameSession, Seat]:
+        """The game and the human seat of the address, for a request that holds that seat's key."""
+        if "key" in request.query_params:
+            raise WebError(400, "a seat's key is not accepted in the address (it would be logged and passed on): "
+                                f"open the seat's invitation link, or send the key in the {KEY_HEADER} header")
         session = self.store.get(request.path_params["game_id"])
-        return session, session.seat(request.path_params["seat"], request.query_params.get("key"))
+        index = seat_number(request)
+        key = request.headers.get(KEY_HEADER)
+        if key is None:
+            key = request.cookies.get(seat_cookie(session.id, index))
+        return session, session.seat(index, key)
 
-    def seat_urls(self, session: GameSession) -> list[dict[str, Any]]:
-        return [{"index": s.index, "key": s.key, "url": f"/play/{session.id}/{s.index}?{urlencode({'key': s.key})}"}
+    @staticmethod
+    def invitations(session: GameSession) -> list[dict[str, Any]]:
+        """One invitation per human seat: its key and its link (the key in the fragment, never sent to a server)."""
+        return [{"index": s.index, "key": s.key, "invitation": f"/join/{session.id}/{s.index}#{s.key}"}
                 for s in session.seats if s.kind == HUMAN]
 
-    def new_session(self, data: dict[str, Any]) -> GameSession:
-        """A session from a new-game request (see the module docstring); 400 for anything not allowed."""
+    def _join(self, response: Response, request: Request, session: GameSession, seat: Seat) -> None:
+        """Give the browser of `request` the cookie of `seat` (for this one seat of this one game)."""
+        response.set_cookie(seat_cookie(session.id, seat.index), seat.key, max_age=int(self.store.idle_seconds),
+                            path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+
+    def new_session(self, data: dict[str, Any], client: str = "local") -> GameSession:
+        """A session from a new-game request of `client` (see the module docstring); 400 for anything not
+        allowed, 429 past the client's limit of new games."""
         name = data.get("game")
         record = data.get("record")
         state = None
         if record is not None:
             if not isinstance(record, str):
                 raise WebError(400, "record must be the text of a saved game record")
-            try:
-                recorded = json.loads(record)
-            except json.JSONDecodeError as e:
-                raise WebError(400, f"not loaded: corrupt game record at line {e.lineno} column {e.colno}: "
-                                    "not JSON") from None
+            recorded = parse_json(record, "not loaded: the record")
             if not isinstance(recorded, dict) or not isinstance(recorded.get("params"), dict):
                 raise WebError(400, "not loaded: a record is a JSON object with the game's params")
             params = recorded["params"]
             formats = {g["record_format"]: g["name"] for g in self.catalogue()}
-            if recorded.get("format") not in formats:
-                raise WebError(400, f"not loaded: {recorded.get('format')!r} is not the record format of a game here")
+            if not isinstance(recorded.get("format"), str) or recorded["format"] not in formats:
+                raise WebError(400, f"not loaded: {shown(recorded.get('format'))} is not the record format of a game "
+                                    f"here ({', '.join(sorted(formats))})")
             if name is not None and name != formats[recorded["format"]]:
                 raise WebError(400, f"not loaded: that is a {formats[recorded['format']]} record, not {name}")
             name = formats[recorded["format"]]
-        if name not in game_names():
-            raise WebError(400, f"unknown game {name!r}; games: {', '.join(game_names())}")
+        if not isinstance(name, str) or name not in game_names():
+            raise WebError(400, f"unknown game {shown(name)}; games: {', '.join(game_names())}")
         spec = game_spec(name)
         if record is None:
             params = data.get("params", {})
             if not isinstance(params, dict):
                 raise WebError(400, "params must be a JSON object of rule options")
             params = dict(params)
-            players = _int(data.get("players", spec.default_players), "players")
+            players = bounded_int(data.get("players", spec.default_players), "players", 1, 99)
             if players not in spec.player_counts:
                 raise WebError(400, f"{name} is for {', '.join(map(str, spec.player_counts))} players, not {players}")
             params["players"] = players
@@ -216,23 +255,36 @@ class CavekitWeb:
         if record is not None:
             try:
                 state = game.deserialize_state(record)
-            except (CorruptRecordError, CavekitError, ValueError, TypeError) as e:
+            except (CavekitError, ValueError, TypeError, KeyError, IndexError, RecursionError) as e:
+                # (the engines' own checks raise CorruptRecordError; the rest are a record damaged in ways
+                # they do not look for, and are refused all the same)
                 raise WebError(400, f"not loaded: {e}") from None
         seed = data.get("seed")
-        seed = random_seed() if seed in (None, "") else _int(seed, "seed")
-        if not 0 <= seed < DEAL_SEED_LIMIT:
-            raise WebError(400, "seed must be an integer from 0 to 2**63 - 1")
+        seed = random_seed() if seed in (None, "") else bounded_int(seed, "seed", 0, DEAL_SEED_LIMIT - 1)
         seats = parse_seats(game, data.get("seats"))
+        self.creations.check(client)
         session = GameSession(name, game, seats, seed, self.thinker, state=state)
         self.store.add(session)
         return session
 
     async def api_new_game(self, request: Request) -> Response:
+        """A new game: the creator's browser joins its first human seat; the answer holds every human seat's
+        invitation (to be passed on by the creator) and never the seed."""
         data = await read_json(request, MAX_RECORD_BODY)
-        session = self.new_session(data)
-        seats = self.seat_urls(session)
-        return JSONResponse({"id": session.id, "seed": session.seed, "seats": seats, "url": seats[0]["url"]},
-                            status_code=201)
+        session = self.new_session(data, request.client.host if request.client else "unknown")
+        seats = self.invitations(session)
+        first = session.seats[seats[0]["index"]]
+        response = JSONResponse({"id": session.id, "seat": first.index, "url": f"/play/{session.id}/{first.index}",
+                                 "seats": seats}, status_code=201)
+        self._join(response, request, session, first)
+        return response
+
+    async def api_join(self, request: Request) -> Response:
+        """Join this browser to the seat whose key the X-Cavekit-Key header holds (what an invitation does)."""
+        session, seat = self._session_and_seat(request)
+        response = JSONResponse({"id": session.id, "seat": seat.index, "url": f"/play/{session.id}/{seat.index}"})
+        self._join(response, request, session, seat)
+        return response
 
     async def api_view(self, request: Request) -> Response:
         session, seat = self._session_and_seat(request)
@@ -254,9 +306,7 @@ class CavekitWeb:
     async def api_hint(self, request: Request) -> Response:
         session, seat = self._session_and_seat(request)
         data = await read_json(request)
-        count = _int(data.get("count", 5), "count")
-        if count < 1:
-            raise WebError(400, "count must be at least 1")
+        count = bounded_int(data.get("count", 5), "count", 1, 1000)
         job = session.hint_job(seat)
         answer = await asyncio.wrap_future(self.thinker.submit(worker.hint, job))
         if session.version != job["version"]:
@@ -267,7 +317,7 @@ class CavekitWeb:
     async def api_record(self, request: Request) -> Response:
         session, seat = self._session_and_seat(request)
         text = session.record(seat)
-        filename = f"{session.game_name}-seed{session.seed}.json"
+        filename = f"{session.game_name}-{session.id}.json"
         return PlainTextResponse(text, media_type="application/json",
                                  headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
@@ -283,13 +333,15 @@ class CavekitWeb:
 
     def _replay_step(self, request: Request) -> tuple[str, dict[str, Any]]:
         folder = self.replays.folder(request.query_params.get("folder"))
-        step = request.query_params.get("step", "0")
-        found = replay_step(folder, request.path_params["game"], _int(step, "step"))
+        step = bounded_int(request.query_params.get("step", "0"), "step", 0, MAX_STEP)
+        game = bounded_int(request.path_params["game"], "a game number", 0, MAX_GAME_NUMBER)
+        found = replay_step(folder, game, step)
         return self.replays.display_name(folder.path), found
 
     async def api_replay_games(self, request: Request) -> Response:
         folder = self.replays.folder(request.query_params.get("folder"))
-        return JSONResponse({"folder": self.replays.display_name(folder.path), "manifest": folder.manifest,
+        return JSONResponse({"folder": self.replays.display_name(folder.path),
+                             "manifest": manifest_summary(folder.manifest),
                              "games": game_list(folder)})
 
     async def api_replay_step(self, request: Request) -> Response:
@@ -299,15 +351,20 @@ class CavekitWeb:
 
     async def home(self, request: Request) -> Response:
         folders = [self.replays.display_name(f) for f in self.replays.found()]
-        return HTMLResponse(pages.home_page(self.catalogue(), folders, [str(r) for r in self.replays.roots]))
+        # the page names the roots by their folder names: a visitor needs no absolute path of the server's
+        return HTMLResponse(pages.home_page(self.catalogue(), folders, [r.name or str(r) for r in self.replays.roots]))
+
+    async def join_page(self, request: Request) -> Response:
+        """An invitation's page: its script sends the key from the address's fragment to `api_join`."""
+        session = self.store.get(request.path_params["game_id"])
+        index = session.seat_index(seat_number(request))
+        return HTMLResponse(pages.join_page(f"{session.spec.title}: join as player {index}",
+                                            {"join_url": f"/api/games/{session.id}/seats/{index}/join"}))
 
     async def play_page(self, request: Request) -> Response:
         session, seat = self._session_and_seat(request)
         base = f"/api/games/{session.id}/seats/{seat.index}"
-        query = "?" + urlencode({"key": seat.key})
-        config = {name: f"{base}/{name}{query}" for name in ("view", "action", "undo", "hint", "record")}
-        config = {f"{name}_url": url for name, url in config.items()}
-        config["other_seats"] = [s for s in self.seat_urls(session) if s["index"] != seat.index]
+        config = {f"{name}_url": f"{base}/{name}" for name in ("view", "action", "undo", "hint", "record")}
         return HTMLResponse(pages.play_page(f"{session.spec.title}: player {seat.index}", config,
                                             session.view(seat)))
 
@@ -323,7 +380,7 @@ class CavekitWeb:
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
-            raise WebError(404, f"no file {name!r} here")
+            raise WebError(404, f"no file {shown(name)} here")
         text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
         return Response(text, media_type=STATIC[name], headers={"Cache-Control": "no-cache"})
 

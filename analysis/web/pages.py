@@ -53,6 +53,10 @@ def home_page(catalogue: list[dict[str, Any]], folders: list[str], roots: list[s
   <span class="note">(the seats above play it; the game and its options come from the record)</span>
 </form>
 <p id="message" class="error"></p>
+<div id="invitations" hidden><h3>Invitations</h3>
+<p class="note">Each person at the table opens their own link (shown only now: copy them before you go on).
+A link lets whoever opens it play that seat, so send each one only to its player.</p>
+<ul id="invitation-list"></ul><p><a id="my-seat" href="#">Go to your seat</a></p></div>
 </section>
 <section id="replays"><h2>Replay stored games</h2>
 <form action="/replay" method="get"><label>Results folder <input name="folder" size="40"
@@ -65,10 +69,8 @@ def home_page(catalogue: list[dict[str, Any]], folders: list[str], roots: list[s
 
 
 def play_page(title: str, config: dict[str, Any], view: dict[str, Any]) -> str:
-    """One seat's page; the script renders `view` and keeps it up to date."""
-    links = "".join(f'<li>player {s["index"]}: <a href="{escape(s["url"])}">{escape(s["url"])}</a></li>'
-                    for s in config.get("other_seats", []))
-    others = f'<details><summary>Links of the other human seats</summary><ul>{links}</ul></details>' if links else ""
+    """One seat's page; the script renders `view` and keeps it up to date. It holds nothing of another seat's:
+    no key (the seat's own travels in its cookie), no hidden card, no seed."""
     body = f"""
 <div id="top"><h2 id="status">{escape(view["status"])}</h2><span id="thinking" hidden>thinking...</span>
 <span id="ai-time" class="note"></span></div>
@@ -81,12 +83,21 @@ def play_page(title: str, config: dict[str, Any], view: dict[str, Any]) -> str:
    <a id="save" href="{escape(config["record_url"])}" download>Save record</a></div>
   <div id="hint-box"></div>
   <h3>Your legal moves</h3><p id="filter-note" class="note"></p><ol id="actions"></ol>
-  <h3>Seats</h3><ul id="seats"></ul>{others}
+  <h3>Seats</h3><ul id="seats"></ul>
   <h3>Log</h3><ol id="log"></ol>
  </div>
 </div>
 {json_block("config", config)}{json_block("initial-view", view)}"""
     return page(title, body, "play")
+
+
+def join_page(title: str, config: dict[str, Any]) -> str:
+    """An invitation's page: the script sends the key in the address's fragment to the server (which sets this
+    seat's cookie), removes it from the address and opens the seat's page."""
+    body = f"""<p id="message">Joining the game...</p>
+<noscript><p class="error">Joining a game needs JavaScript.</p></noscript>
+{json_block("config", config)}"""
+    return page(title, body, "join")
 
 
 def replay_list_page(folder: str, manifest: dict[str, Any], games: list[dict[str, Any]]) -> str:

@@ -31,21 +31,15 @@ from ...core.api import CHANCE, CavekitError, Game, State
 from ...core.registry import game_spec
 from ...core.spec import DIFFICULTIES, resolve
 from ...search.agent import resolve_preset
-from ..play import chance_outcome, session_deal, undo_last_move, verdict, visible_to, why_illegal
+from ..play import UndoRefused, chance_outcome, session_deal, undo_last_move, verdict, visible_to, why_illegal
 from . import worker
+from .guard import WebError, shown
+
+__all__ = ["HUMAN", "GameSession", "Seat", "SessionStore", "Thinker", "WebError", "parse_seats"]
 
 HUMAN = "human"
 LOG_LIMIT = 80                   # log entries a view carries (the most recent)
 HINT_SPEC_DEFAULT = "medium"     # answers hints in a game without an AI seat
-
-
-class WebError(CavekitError):
-    """A request the server refuses: `status` is the HTTP status (4xx), the message says why."""
-
-    def __init__(self, status: int, message: str):
-        self.status = status
-        self.message = message
-        super().__init__(message)
 
 
 class Thinker:
@@ -156,6 +150,7 @@ class GameSession:
         self.deal = session_deal(game, seed)
         self.lock = threading.RLock()
         self.version = 0
+        self.undos = 0           # the AI's random stream: fresh after each undo, so a seat cannot replay a reply
         self.thinking = False
         self.ai_seconds: float | None = None
         self.ai_error: str | None = None
@@ -208,7 +203,8 @@ class GameSession:
 
     def _job(self, spec: str) -> dict[str, Any]:
         return {"game": self.game_name, "params": self._params, "engine": self.game.engine,
-                "record": self.state.serialize(), "spec": spec, "seed": self.seed, "hidden": self.hidden}
+                "record": self.state.serialize(), "spec": spec, "seed": self.seed, "hidden": self.hidden,
+                "stream": self.undos}
 
     def _ai_done(self, future: concurrent.futures.Future, version: int) -> None:
         with self.lock:
@@ -239,15 +235,22 @@ class GameSession:
 
     # -- what a seat may do ---------------------------------------------------------------------------------
 
-    def seat(self, index: Any, key: Any) -> Seat:
-        """The human seat `index` whose page holds `key` (403 for another seat's key or an AI seat)."""
+    def seat_index(self, index: Any) -> int:
+        """`index` if it is a seat of this game (404 otherwise)."""
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.seats):
-            raise WebError(404, f"this game has seats 0 to {len(self.seats) - 1}, not {index!r}")
-        seat = self.seats[index]
+            raise WebError(404, f"this game has seats 0 to {len(self.seats) - 1}, not {shown(index)}")
+        return index
+
+    def seat(self, index: Any, key: Any) -> Seat:
+        """The human seat `index` whose browser holds `key` (403 for another seat's key or an AI seat)."""
+        seat = self.seats[self.seat_index(index)]
         if not seat.human:
             raise WebError(403, f"seat {index} is played by the AI ({seat.kind})")
-        if not isinstance(key, str) or not secrets.compare_digest(key, seat.key):
-            raise WebError(403, f"wrong key for seat {index}: use the link this seat was given")
+        # compared as bytes: compare_digest refuses str with characters outside ASCII
+        given = key.encode("utf-8", "replace") if isinstance(key, str) else b""
+        if not secrets.compare_digest(given, seat.key.encode()):
+            raise WebError(403, f"this browser has not joined seat {index}: open the invitation link this seat "
+                                "was given")
         return seat
 
     def play(self, seat: Seat, action: Any, version: Any = None) -> None:
@@ -275,11 +278,20 @@ class GameSession:
             raise WebError(409, f"it is not your turn: player {self.state.current_player()} is to move")
 
     def undo(self, seat: Seat) -> str:
-        """Take back `seat`'s last move and everything after it; what was taken back, in words."""
+        """Take back `seat`'s last move and the AI's replies after it; what was taken back, in words. Refused
+        (409) when another person has moved since, or the seat has since seen a chance outcome or a hidden card
+        (`undo_last_move`). The AI then searches with a fresh random stream."""
         with self.lock:
-            undone = undo_last_move(self.game, self.state, seat.index)
+            if self.thinking:
+                raise WebError(409, "the AI is thinking: wait for its move, then undo")
+            people = {s.index for s in self.seats if s.human and s.index != seat.index}
+            try:
+                undone = undo_last_move(self.game, self.state, seat.index, people=people, hidden=self.hidden)
+            except UndoRefused as refused:
+                raise WebError(409, str(refused)) from None
             if undone is None:
                 raise WebError(409, "nothing to undo: you have not made a move yet")
+            self.undos += 1
             self._replace_state(undone.state)
             self._advance()
             return undone.message
@@ -340,7 +352,9 @@ class GameSession:
                 "targets": targets, "actions": actions, "log": log, "history_length": len(self.log),
                 "scores": state.scores() if over or not self.hidden else None,
                 "can_undo": any(e.player == viewer for e in self.log) and not over,
-                "can_save": over or not self.hidden, "result": self._result(viewer) if over else None}
+                "can_save": over or not self.hidden, "result": self._result(viewer) if over else None,
+                # the seed gives away the deal (every chance outcome to come), so it is shown once the game is over
+                "seed": self.seed if over else None}
             return view
 
     def _result(self, viewer: int) -> dict[str, Any]:
@@ -358,10 +372,14 @@ class GameSession:
 
 @dataclass
 class SessionStore:
-    """The sessions in memory: at most `max_games`, each forgotten after `idle_seconds` without a request."""
+    """The sessions in memory: at most `max_games`, each forgotten after `idle_seconds` without a request.
+    When it is full a new game takes the place of the least recently used finished game, else of the least
+    recently used game idle for `evict_after_seconds`; only when every game is in use is a new one refused, so
+    a burst of abandoned games cannot lock the server (they are the first to go)."""
 
     max_games: int = 100
     idle_seconds: float = 2 * 3600
+    evict_after_seconds: float = 60.0
     sessions: dict[str, GameSession] = field(default_factory=dict)
     clock: Callable[[], float] = time.monotonic
 
@@ -373,16 +391,23 @@ class SessionStore:
         for key in [k for k, s in self.sessions.items() if now - s.last_used > self.idle_seconds]:
             del self.sessions[key]
 
+    def _room(self) -> None:
+        now = self.clock()
+        finished = [s for s in self.sessions.values() if s.state.is_terminal()]
+        idle = [s for s in self.sessions.values() if now - s.last_used >= self.evict_after_seconds]
+        victims = finished or idle
+        if not victims:
+            raise WebError(503, f"{self.max_games} games are being played here, the most this server keeps: try "
+                                f"again in a minute (a game idle for {self.evict_after_seconds:g} s makes room)",
+                           headers={"Retry-After": str(int(self.evict_after_seconds))})
+        del self.sessions[min(victims, key=lambda s: s.last_used).id]
+
     def add(self, session: GameSession) -> None:
-        """Keep `session`; when full, the least recently used finished game makes room, else 503."""
+        """Keep `session`, making room as the class docstring says (503 when every game is in use)."""
         with self._lock:
             self._expire()
             if len(self.sessions) >= self.max_games:
-                finished = [s for s in self.sessions.values() if s.state.is_terminal()]
-                if not finished:
-                    raise WebError(503, f"{self.max_games} games are in memory, the most this server keeps; an "
-                                        f"idle game is forgotten after {self.idle_seconds / 3600:g} h")
-                del self.sessions[min(finished, key=lambda s: s.last_used).id]
+                self._room()
             session.last_used = self.clock()
             self.sessions[session.id] = session
 
@@ -392,7 +417,7 @@ class SessionStore:
             self._expire()
             session = self.sessions.get(game_id)
             if session is None:
-                raise WebError(404, f"no game {game_id!r} here (an idle game is forgotten after "
+                raise WebError(404, f"no game {shown(game_id)} here (an idle game is forgotten after "
                                     f"{self.idle_seconds / 3600:g} h, and a restarted server forgets every game)")
             session.last_used = self.clock()
             return session

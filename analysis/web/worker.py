@@ -5,10 +5,11 @@ whole search, which would stall every other request. A job is plain data (game n
 engine, the position's record, the agent spec, the session seed), so it can go to a process pool; the worker
 rebuilds the position from the record (replayed and checked, `deserialize_state`) and answers with plain data.
 
-Seeds: the agent that plays at history position i for seat s is seeded from child (0, s, i) of the session
-seed, the hint agent from child (1, i); chance is resolved and hidden information resampled exactly as in
-terminal play (`cavekit.analysis.play`: `chance_outcome`, `seen_by`), so an undo followed by the same moves
-meets the same AI replies and the same components.
+Seeds: the agent that plays at history position i for seat s is seeded from child (0, s, i, u) of the session
+seed, where u counts the session's undos, and the hint agent from child (1, i); chance is resolved from the
+deal and hidden information resampled as in terminal play (`cavekit.analysis.play`: `chance_outcome`,
+`seen_by`). So an undo meets the same chance outcomes (the deal's: an undo cannot re-roll them) but an AI that
+searches afresh: a seat cannot replay the AI's reply to learn what it holds.
 """
 from __future__ import annotations
 
@@ -48,8 +49,9 @@ def ai_turn(job: dict[str, Any]) -> dict[str, Any]:
     state = game.deserialize_state(job["record"])
     seat = state.current_player()
     seed = job["seed"]
-    agent = make_agent(job["spec"], game, seed=np.random.SeedSequence(seed, spawn_key=(0, seat,
-                                                                                      len(state.history()))))
+    stream = job.get("stream", 0)
+    agent = make_agent(job["spec"], game, seed=np.random.SeedSequence(seed, spawn_key=(0, seat, len(state.history()),
+                                                                                      stream)))
     actions: list[int] = []
     thinking = 0.0
     while not state.is_terminal():
@@ -58,7 +60,7 @@ def ai_turn(job: dict[str, Any]) -> dict[str, Any]:
             action = chance_outcome(state, deal, seed)
         elif player == seat:
             started = time.perf_counter()
-            action = int(agent.step(seen_by(state, seat, seed, job["hidden"])))
+            action = int(agent.step(seen_by(state, seat, seed, job["hidden"], stream)))
             thinking += time.perf_counter() - started
         else:
             break

@@ -17,8 +17,8 @@ function make(tag, attributes, text) {
   return element;
 }
 
-async function send(method, url, body) {
-  const options = { method: method, headers: {} };
+async function send(method, url, body, headers) {
+  const options = { method: method, headers: Object.assign({}, headers || {}), credentials: "same-origin" };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
@@ -124,11 +124,29 @@ function homePage() {
 
   gameSelect.addEventListener("change", fillPlayers);
   playersSelect.addEventListener("change", fillSeats);
+  // The creator's browser has joined the first human seat; the other seats' invitations are shown here,
+  // once (no page shows them again), to be passed on.
+  function started(created) {
+    const others = created.seats.filter((s) => s.index !== created.seat);
+    if (others.length === 0) { window.location.href = created.url; return; }
+    const list = $("invitation-list");
+    list.textContent = "";
+    for (const seat of others) {
+      const link = new URL(seat.invitation, window.location.href).href;
+      const item = make("li", { "data-seat": String(seat.index) }, "player " + seat.index + ": ");
+      item.appendChild(make("input", { class: "invitation", readonly: "", size: "70", value: link }));
+      list.appendChild(item);
+    }
+    $("my-seat").href = created.url;
+    $("my-seat").textContent = "Go to your seat (player " + created.seat + ")";
+    $("invitations").hidden = false;
+    $("new-game-form").hidden = true;
+  }
+
   $("new-game-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      const created = await send("POST", "/api/games", request());
-      window.location.href = created.url;
+      started(await send("POST", "/api/games", request()));
     } catch (error) { showMessage(error.message); }
   });
   $("load-form").addEventListener("submit", async (event) => {
@@ -146,11 +164,24 @@ function homePage() {
         showMessage("the record is of a " + record.params.players + "-player game: choose that many players");
         return;
       }
-      const created = await send("POST", "/api/games", body);
-      window.location.href = created.url;
+      started(await send("POST", "/api/games", body));
     } catch (error) { showMessage(error.message); }
   });
   fillPlayers();
+}
+
+// ---------------------------------------------------------------- invitation: join the seat, then play
+
+async function joinPage() {
+  const config = jsonOf("config");
+  const key = decodeURIComponent(window.location.hash.slice(1));
+  // the key leaves the address at once (history, bookmarks and screenshots never keep it)
+  history.replaceState(null, "", window.location.pathname);
+  if (!key) { showMessage("This invitation link has no key: ask for the whole link."); return; }
+  try {
+    const joined = await send("POST", config.join_url, undefined, { "X-Cavekit-Key": key });
+    window.location.replace(joined.url);
+  } catch (error) { showMessage(error.message); }
 }
 
 // ---------------------------------------------------------------- play page
@@ -311,5 +342,6 @@ function replayPage() {
 document.addEventListener("DOMContentLoaded", () => {
   if (document.body.classList.contains("home")) homePage();
   else if (document.body.classList.contains("play")) playPage();
+  else if (document.body.classList.contains("join")) joinPage();
   else if (document.body.classList.contains("replay")) replayPage();
 });
