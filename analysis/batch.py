@@ -7,17 +7,25 @@ agents do: deal i of the run, or with `duplicate=True` deal i // k, where k is t
 seeded from the i-th child of `SeedSequence(seed)`. Every row keeps its deal and its whole history. Work is sent out in chunks of consecutive games (one task per
 chunk), which keeps joblib's per-task overhead small for fast games; with `out=` every finished chunk is
 stored at once in a results folder (`analysis/results.py`), so an interrupted run resumes where it stopped.
+A task also ends after `CHUNK_SECONDS` of play, handing back the games it finished as a chunk of their own
+(the rest of its games become a new task), so a run killed outright loses about a minute of play per worker
+at most, whatever the agents' speed; and Ctrl-C asks every task to hand back its finished games at once, which
+are stored before the run stops, so it loses none.
 """
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
+import secrets
 import signal
 import sys
+import tempfile
 import threading
 import time
 import warnings
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -50,15 +58,25 @@ BACKENDS = ("loky", "dask", "ray")
 # and to lose little work when a run is killed), but never more games per chunk than the cap.
 AUTO_CHUNKS_PER_RUN = 32
 MAX_AUTO_CHUNK_SIZE = 1000
+# A task hands back its finished games as a chunk once it has played this long (after the game that passes
+# it), even short of its chunk size: what a run killed outright (kill -9, a lost machine) can lose.
+CHUNK_SECONDS = 60.0
+# How often a game in play looks whether Ctrl-C asked the batch to stop: the delay it adds to stopping.
+STOP_CHECK_SECONDS = 0.1
+
+
+class GameAbandoned(Exception):
+    """A game given up before its end because the batch was asked to stop (its rows are not kept)."""
 
 
 def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequence, deal: Deal | ChanceStream,
-              recorder: DecisionRecorder | None = None) -> dict[str, Any]:
+              recorder: DecisionRecorder | None = None, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
     """Play one game on `deal`; `agent_specs[p]` plays seat p, seeded from `seed`. Returns one result row;
     `recorder` gets each decision.
 
     The row holds the deal seed, the whole history (chance outcomes included) and the game's outcome
-    fields (`analysis/outcomes.py`), read from the final state.
+    fields (`analysis/outcomes.py`), read from the final state. `stop`, asked before every move, gives the
+    game up (GameAbandoned) when it answers true.
     """
     agents = [make_agent(spec, game, seed=s) for spec, s in zip(agent_specs, seed.spawn(game.num_players))]
     state = game.new_initial_state()
@@ -66,6 +84,8 @@ def play_game(game: Game, agent_specs: Sequence[str], seed: np.random.SeedSequen
     decisions = ply = 0
     started = time.perf_counter()
     while not state.is_terminal():
+        if stop is not None and stop():
+            raise GameAbandoned
         player = state.current_player()
         if player == CHANCE:
             state.apply_action(deal.outcome(state))
@@ -123,14 +143,15 @@ def deal_and_rotation(index: int, assignments: int, duplicate: bool) -> tuple[in
 
 
 def play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int, duplicate: bool,
-                  recorder: DecisionRecorder | None = None) -> dict[str, Any]:
-    """Game `index` of a match: its deal and seat rotation from the index, agents seeded from child `index`."""
+                  recorder: DecisionRecorder | None = None, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """Game `index` of a match: its deal and seat rotation from the index, agents seeded from child `index`
+    (`stop` as for `play_game`)."""
     deal_index, rotation = deal_and_rotation(index, seat_assignments(game.num_players, len(agent_specs)), duplicate)
     seats = [agent_specs[(p + rotation) % len(agent_specs)] for p in range(game.num_players)]
     child = np.random.SeedSequence(seed, spawn_key=(index,))
     if recorder is not None:
         recorder.game_index = index
-    row = play_game(game, seats, child, deal_for_play(game, deal_seed(seed, deal_index)), recorder)
+    row = play_game(game, seats, child, deal_for_play(game, deal_seed(seed, deal_index)), recorder, stop)
     row["game"] = index
     row["deal"] = deal_index
     return row
@@ -140,43 +161,90 @@ def play_numbered(game: Game, agent_specs: Sequence[str], seed: int, index: int,
 class ChunkResult:
     """A played chunk, encoded as Parquet in the worker so the main process only stores bytes."""
 
-    index: int
+    index: int                    # the task that played it
+    first_game: int
+    stop_game: int                # one past its last game: games first_game to stop_game - 1, maybe fewer than asked
     games: bytes                  # the games table, Parquet
     decisions: bytes | None       # the decisions table, Parquet (None when decisions were not recorded)
     decision_rows: int
 
+    @property
+    def played(self) -> int:
+        """How many games the chunk holds."""
+        return self.stop_game - self.first_game
+
 
 def _parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
+    # Page checksums let a reader tell a page damaged on disk from a good one (`results`), at no visible cost.
+    pq.write_table(table, sink, write_page_checksum=True)
     return sink.getvalue().to_pybytes()
+
+
+class StopWatch:
+    """Whether the batch has asked its tasks to stop: its stop file exists (the batch makes it on Ctrl-C).
+
+    Called before every move, it looks at the file at most every STOP_CHECK_SECONDS; `now()` looks at once.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self._next = 0.0
+
+    def __call__(self) -> bool:
+        clock = time.monotonic()
+        if clock < self._next:
+            return False
+        self._next = clock + STOP_CHECK_SECONDS
+        return os.path.exists(self.path)
+
+    def now(self) -> bool:
+        """Whether the stop file exists now."""
+        return os.path.exists(self.path)
 
 
 def play_chunk(game_name: str, game_params: dict[str, Any], agent_specs: Sequence[str], seed: int,
                duplicate: bool, index: int, first_game: int, stop_game: int, record_decisions: bool,
                with_outcomes: bool = True, decision_columns: Sequence[str] | None = None,
+               max_seconds: float | None = None, stop_file: str | None = None,
                on_game: Callable[[int], None] | None = None) -> ChunkResult:
-    """Play games `first_game` to `stop_game - 1` of a match (chunk `index`): one task of a batch.
+    """Play games `first_game` to `stop_game - 1` of a match (task `index`): one task of a batch.
 
-    `with_outcomes=False` leaves the game's outcome columns out, and `decision_columns` keeps only those
-    decision columns (both to resume a folder written before the game had the others). `on_game(index)` is
-    called after each game (for progress).
+    The task ends early, handing back the games it finished, once it has played `max_seconds` (after the game
+    that passes them: a chunk holds at least one game), or when `stop_file` exists (then at once, giving up
+    the game in play, whose rows are dropped). `with_outcomes=False` leaves the game's outcome columns out, and
+    `decision_columns` keeps only those decision columns (both to resume a folder written before the game had
+    the others). `on_game(index)` is called after each game (for progress).
     """
     game = load_game(game_name, **game_params)
     recorder = DecisionRecorder(game) if record_decisions else None
+    stop = StopWatch(stop_file) if stop_file is not None else None
+    started = time.monotonic()
     rows = []
     for i in range(first_game, stop_game):
-        rows.append(play_numbered(game, agent_specs, seed, i, duplicate, recorder))
+        if stop is not None and stop.now():
+            break
+        recorded = len(recorder) if recorder is not None else 0
+        try:
+            rows.append(play_numbered(game, agent_specs, seed, i, duplicate, recorder, stop))
+        except GameAbandoned:
+            if recorder is not None:
+                recorder.discard_from(recorded)
+            break
         if on_game is not None:
             on_game(index)
+        if max_seconds is not None and time.monotonic() - started >= max_seconds:
+            break
+    stopped_at = first_game + len(rows)
     schema = games_schema(game.num_players, game_name if with_outcomes else None)
     games = pa.Table.from_pylist(rows, schema=schema)
     if recorder is None:
-        return ChunkResult(index, _parquet_bytes(games), None, 0)
+        return ChunkResult(index, first_game, stopped_at, _parquet_bytes(games), None, 0)
     decisions = recorder.table()
     if decision_columns is not None:
         decisions = decisions.select(list(decision_columns))
-    return ChunkResult(index, _parquet_bytes(games), _parquet_bytes(decisions), len(recorder))
+    return ChunkResult(index, first_game, stopped_at, _parquet_bytes(games), _parquet_bytes(decisions),
+                       len(recorder))
 
 
 _WATCHED_PARENT: int | None = None
@@ -306,7 +374,7 @@ def _alive(pid: int) -> bool:
 
 def _play_chunk_in_worker(parent: int, finished: Any, *call: Any) -> ChunkResult:
     """`play_chunk(*call)` in a loky worker process, which ends when the batch's process `parent` does;
-    each finished game puts its chunk's index on the `finished` queue (if any) for the progress bar."""
+    each finished game puts its task's index on the `finished` queue (if any) for the progress bar."""
     _exit_with_parent(parent)       # already done at the worker's start, unless the executor predates it
     return play_chunk(*call, on_game=None if finished is None else finished.put)
 
@@ -314,29 +382,29 @@ def _play_chunk_in_worker(parent: int, finished: Any, *call: Any) -> ChunkResult
 class GameProgress:
     """A progress bar that advances per finished game, whichever worker finished it, and per stored chunk."""
 
-    def __init__(self, bar: Any, run: RunSpec):
-        self.bar, self.run = bar, run
+    def __init__(self, bar: Any):
+        self.bar = bar
         self._counted: dict[int, int] = {}
         self._stored: set[int] = set()
         self._lock = threading.Lock()       # games are counted from a queue-draining thread too
 
-    def game_done(self, chunk: int) -> None:
-        """One game of `chunk` finished (news that comes after the chunk was stored is already counted)."""
+    def game_done(self, task: int) -> None:
+        """One game of `task` finished (news that comes after its chunk was stored is already counted)."""
         with self._lock:
-            if chunk not in self._stored:
-                self._counted[chunk] = self._counted.get(chunk, 0) + 1
+            if task not in self._stored:
+                self._counted[task] = self._counted.get(task, 0) + 1
                 self.bar.update(1)
 
-    def chunk_done(self, chunk: int) -> None:
-        """`chunk` is stored: count whatever of its games were not counted one by one."""
+    def chunk_done(self, task: int, games: int) -> None:
+        """`task` handed back a chunk of `games` games: count whatever of them were not counted one by one."""
         with self._lock:
-            self._stored.add(chunk)
-            self.bar.update(len(self.run.chunk_range(chunk)) - self._counted.pop(chunk, 0))
+            self._stored.add(task)
+            self.bar.update(max(0, games - self._counted.pop(task, 0)))
 
 
 @contextlib.contextmanager
 def _finished_games_queue(progress: GameProgress | None) -> Iterator[Any]:
-    """A queue that worker processes put a chunk index on per finished game, drained into `progress` by a
+    """A queue that worker processes put a task index on per finished game, drained into `progress` by a
     thread; None when there is no bar to drive. The queue lives in a manager process that, like the
     workers, ends when this process dies."""
     if progress is None:
@@ -368,7 +436,9 @@ def default_chunk_size(games: int) -> int:
     return max(1, min(MAX_AUTO_CHUNK_SIZE, math.ceil(games / AUTO_CHUNKS_PER_RUN)))
 
 
-Runner = Callable[[list[tuple[Any, ...]]], Iterator[ChunkResult]]
+# Plays chunk tasks (`play_chunk` argument tuples, taken as it goes: the source may stop early) and yields
+# each result as soon as it is ready.
+Runner = Callable[[Iterator[tuple[Any, ...]]], Iterator[ChunkResult]]
 
 
 def _missing_extra(backend: str, module: str) -> ConfigError:
@@ -392,7 +462,7 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
             return
         parent = os.getpid()
         with _finished_games_queue(progress) as finished:
-            def run_loky(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
+            def run_loky(calls: Iterator[tuple[Any, ...]]) -> Iterator[ChunkResult]:
                 return in_workers((delayed(_play_chunk_in_worker)(parent, finished, *call) for call in calls),
                                   jobs, batch_size=1)
             yield run_loky
@@ -416,7 +486,7 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
                         silence_logs=logging.ERROR))
                     client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
 
-            def run_dask(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
+            def run_dask(calls: Iterator[tuple[Any, ...]]) -> Iterator[ChunkResult]:
                 with parallel_config(backend="dask", client=client):
                     yield from Parallel(n_jobs=-1, return_as="generator_unordered", batch_size=1)(
                         delayed(play_chunk)(*call) for call in calls)
@@ -439,13 +509,13 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
         try:
             workers = max(1, int(ray.cluster_resources().get("CPU", jobs)))
 
-            def run_ray(calls: list[tuple[Any, ...]]) -> Iterator[ChunkResult]:
+            def run_ray(calls: Iterator[tuple[Any, ...]]) -> Iterator[ChunkResult]:
                 # Ray's joblib backend cannot stream results, so chunks go out in waves of two per CPU:
                 # each wave is stored before the next starts, which keeps interrupted runs resumable.
                 wave = 2 * workers
-                for start in range(0, len(calls), wave):
+                while batch := list(itertools.islice(calls, wave)):
                     with parallel_config(backend="ray", n_jobs=workers):
-                        yield from Parallel(batch_size=1)(delayed(play_chunk)(*c) for c in calls[start:start + wave])
+                        yield from Parallel(batch_size=1)(delayed(play_chunk)(*c) for c in batch)
             yield run_ray
         finally:
             if started_here:
@@ -458,7 +528,7 @@ def _runner(backend: str, jobs: int, address: str | None, progress: GameProgress
 def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int, progress: bool = True,
               jobs: int = 1, *, out: str | Path | None = None, backend: str = "loky", chunk_size: int | None = None,
               address: str | None = None, duplicate: bool = False, repair: bool = False, bar: Any = None,
-              **game_params: Any) -> pd.DataFrame:
+              chunk_seconds: float | None = CHUNK_SECONDS, **game_params: Any) -> pd.DataFrame:
     """Play `games` games, rotating the agents through the seats; one row per game, in game order.
 
     A solo game may name several agents: game i is then played by agent i mod their number. Game i is played
@@ -471,6 +541,9 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
     no `address` of a running cluster is given and, for dask, no client is active). With `out`, every
     finished chunk is stored in that results folder, and calling again with the same arguments resumes an
     interrupted run: only missing games are played, and the returned table holds every game of the folder.
+    A task then also hands back its finished games as a chunk once it has played `chunk_seconds` (None: no
+    time bound), and Ctrl-C stores every finished game before it stops the run (KeyboardInterrupt; a
+    second Ctrl-C stops at once).
     `bar`, an open `progress.progress_bar` of a longer job, is advanced per game instead of opening one.
     """
     game = load_game(game_name, **game_params)
@@ -485,6 +558,10 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
         chunk_size = default_chunk_size(games)
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ConfigError(f"chunk size must be a positive number of games, not {chunk_size!r}")
+    if chunk_seconds is not None and (isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float))
+                                      or not 0 <= chunk_seconds < math.inf):
+        raise ConfigError(f"the time bound of a chunk must be a number of seconds, 0 or more (0: one game per "
+                          f"chunk), not {chunk_seconds!r}")
     if game.num_players > 1 and len(agent_specs) != game.num_players:
         raise ConfigError(f"{game_name} with {game.num_players} players needs {game.num_players} agent "
                           f"specs, got {len(agent_specs)}")
@@ -507,7 +584,6 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
             writer = stack.enter_context(ResultsWriter(out, run, game.num_players, getattr(game, "engine", None),
                                                        repair=repair))
             run = writer.spec
-        todo = writer.missing_chunks() if writer else list(range(run.num_chunks))
         done = writer.games_done if writer else 0
         if writer is not None and writer.resumed and progress:
             notes = [f"resuming {out}: {done} of {games} games already stored"]
@@ -518,9 +594,27 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
             print("; ".join(notes), file=sys.stderr)
         with_outcomes = writer.with_outcomes if writer is not None else True
         decision_columns = writer.decision_columns if writer is not None else None
-        calls = [(game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, k,
-                  run.chunk_range(k).start,
-                  run.chunk_range(k).stop, writer is not None, with_outcomes, decision_columns) for k in todo]
+        # Only a stored run has use for chunks cut short (by time, or by Ctrl-C): without `out` nothing is kept.
+        stop = stack.enter_context(_stop_request()) if writer is not None else None
+        max_seconds = chunk_seconds if writer is not None else None
+        missing = writer.missing_games() if writer is not None else [range(games)]
+        pending: deque[tuple[int, range]] = deque(enumerate(plan_tasks(missing, run.chunk_size)))
+        numbers = itertools.count(len(pending))
+        asked: dict[int, range] = {}
+
+        def stopping() -> bool:
+            return stop is not None and stop.requested
+
+        def calls() -> Iterator[tuple[Any, ...]]:
+            # Taken as the runner goes (from its own threads, for loky): a task handed back short adds the rest
+            # of its games to `pending` meanwhile, and after Ctrl-C no task starts.
+            while pending and not stopping():
+                task, asking = pending.popleft()
+                asked[task] = asking
+                yield (game_name, dict(game_params), list(agent_specs), int(seed), run.duplicate, task, asking.start,
+                       asking.stop, writer is not None, with_outcomes, decision_columns, max_seconds,
+                       stop.path if stop is not None else None)
+
         if bar is None:
             bar = stack.enter_context(progress_bar(games, f"{game_name} match", "game", progress, initial=done))
             counting = progress
@@ -528,29 +622,112 @@ def run_match(game_name: str, agent_specs: Sequence[str], games: int, seed: int,
             bar.update(done)
             counting = True
         tables: dict[int, pa.Table] = {}
-        counter = GameProgress(bar, run)
-        if calls:
-            with _runner(backend, jobs, address, counter if counting else None) as play_chunks:
-                stream = play_chunks(calls)
-                try:
-                    for result in stream:
-                        if writer is not None:
-                            assert result.decisions is not None     # tasks record decisions whenever we store
-                            writer.write_chunk(result.index, result.games, result.decisions, result.decision_rows)
-                        else:
-                            tables[result.index] = pq.read_table(pa.BufferReader(result.games))
-                        counter.chunk_done(result.index)
-                except WORKER_DEATHS:
-                    raise ConfigError("a worker process died while playing (killed from outside, out of memory, "
-                                      "or crashed); "
-                                      + ("the finished chunks are saved: run the same command to resume"
-                                         if out is not None else "nothing was kept (a match keeps results with "
-                                         "--out)")) from None
-                finally:
-                    _close_quietly(stream)
+        counter = GameProgress(bar)
+        if pending:
+            with (_stop_on_ctrl_c(stop) if stop is not None else contextlib.nullcontext()), \
+                    _runner(backend, jobs, address, counter if counting else None) as play_chunks:
+                # Rounds: a runner asks for tasks ahead of their results, so the rest of a task handed back
+                # short may come after it has taken the last one; such rests are played in another round.
+                while pending and not stopping():
+                    stream = play_chunks(calls())
+                    try:
+                        for result in stream:
+                            asking = asked.pop(result.index)
+                            if result.played and writer is not None:
+                                assert result.decisions is not None     # tasks record decisions whenever we store
+                                writer.write_chunk(result.games, result.decisions, result.decision_rows)
+                            elif result.played:
+                                tables[result.first_game] = pq.read_table(pa.BufferReader(result.games))
+                            counter.chunk_done(result.index, result.played)
+                            if result.stop_game < asking.stop and not stopping():
+                                pending.append((next(numbers), range(result.stop_game, asking.stop)))
+                    except WORKER_DEATHS:
+                        raise ConfigError("a worker process died while playing (killed from outside, out of "
+                                          "memory, or crashed); "
+                                          + ("the finished chunks are saved: run the same command to resume"
+                                             if out is not None else "nothing was kept (a match keeps results "
+                                             "with --out)")) from None
+                    finally:
+                        _close_quietly(stream)
+        if stopping() and writer is not None and writer.games_done < games:
+            # Ctrl-C: every game finished before it is stored; the caller says so and how to resume
+            raise KeyboardInterrupt
     if out is not None:
         return load_games(out)
     return pa.concat_tables([tables[k] for k in sorted(tables)]).to_pandas()
+
+
+def plan_tasks(missing: Iterable[range], chunk_size: int) -> list[range]:
+    """The tasks that play the `missing` games: each planned chunk's missing games, a task per run of them
+    (so that a task handed back whole is that planned chunk, and a resume refills the plan)."""
+    tasks = []
+    for run in missing:
+        start = run.start
+        while start < run.stop:
+            stop = min(run.stop, (start // chunk_size + 1) * chunk_size)
+            tasks.append(range(start, stop))
+            start = stop
+    return tasks
+
+
+class StopRequest:
+    """Ctrl-C's request that a batch's tasks stop and hand back the games they finished: a file at a path of the
+    temporary folder that no one can guess, which every task is given and looks for. The workers leave Ctrl-C
+    itself to the batch (they may not even hear it: `kill -INT` of the batch alone), and workers of a local
+    cluster see the file too. The file exists only from the request to the end of the run, so a run killed
+    outright leaves nothing behind."""
+
+    def __init__(self) -> None:
+        self.path = os.path.join(tempfile.gettempdir(), f"cavekit-stop-{secrets.token_hex(16)}")
+        self.requested = False
+        self._made = False
+
+    def request(self) -> None:
+        """Ask every task to stop: they give up the game in play and hand back the games they finished."""
+        self.requested = True
+        with contextlib.suppress(OSError):
+            # (exclusive: never through a link someone put there; if anything is there, the tasks stop anyway)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            self._made = True
+
+    def close(self) -> None:
+        """Remove the request's file (no task looks for it any more)."""
+        if self._made:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+
+@contextlib.contextmanager
+def _stop_request() -> Iterator[StopRequest]:
+    request = StopRequest()
+    try:
+        yield request
+    finally:
+        request.close()
+
+
+@contextlib.contextmanager
+def _stop_on_ctrl_c(stop: StopRequest) -> Iterator[None]:
+    """While a stored run plays: the first Ctrl-C asks its tasks to stop (the run stores what they hand back,
+    then raises KeyboardInterrupt), a second one raises KeyboardInterrupt at once, as Ctrl-C does otherwise.
+
+    Only where Python handles Ctrl-C (the main thread, and a handler in place): a process that ignores it (a
+    background job, a batch worker) keeps ignoring it.
+    """
+    if threading.current_thread() is not threading.main_thread() or not callable(signal.getsignal(signal.SIGINT)):
+        yield
+        return
+
+    def ctrl_c(signum: int, frame: Any) -> None:
+        if stop.requested:
+            raise KeyboardInterrupt
+        stop.request()
+
+    previous = signal.signal(signal.SIGINT, ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _close_quietly(stream: Iterator[ChunkResult]) -> None:

@@ -86,6 +86,10 @@ class DecisionRecorder:
     def __len__(self) -> int:
         return len(self._rows)
 
+    def discard_from(self, count: int) -> None:
+        """Drop every row after the first `count` (those of a game given up before its end)."""
+        del self._rows[count:]
+
     def table(self) -> pa.Table:
         """Every recorded row as one Arrow table with the game's schema."""
         columns = list(zip(*self._rows)) if self._rows else [() for _ in self.schema.names]

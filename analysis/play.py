@@ -566,10 +566,11 @@ def undo_last_move(game: Game, state: State, seat: int, people: Collection[int] 
     last = mine[-1]
     rebuilt = replay(game, history[:last])
     move = rebuilt.action_to_string(history[last])
+    person = next((p for p in movers[last + 1:] if p in people), None)
+    if person is not None:
+        raise UndoRefused(f"cannot take back your move {move}: player {person} has moved since, and an undo takes "
+                          "back only your own moves and the AI's replies")
     for later in range(last + 1, len(history)):
-        if movers[later] in people:
-            raise UndoRefused(f"cannot take back your move {move}: player {movers[later]} has moved since, and an "
-                              "undo takes back only your own moves and the AI's replies")
         if revealed[later] is not None:
             what = "chance" if movers[later] == CHANCE else f"player {movers[later]}"
             raise UndoRefused(f"cannot take back your move {move}: {what} has since shown you {revealed[later]}, "
@@ -632,4 +633,8 @@ def load_record(game: Game, path: str) -> State:
         text = Path(path).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CavekitError(f"cannot read the game record {path}: {getattr(e, 'strerror', None) or e}") from None
-    return game.deserialize_state(text)
+    try:
+        return game.deserialize_state(text)
+    except CorruptRecordError as e:
+        # The record's own location (a line and column, a key) first; the file second, as a user has one open.
+        raise CorruptRecordError(e.location, f"{e.problem} (in {path})") from None

@@ -31,6 +31,7 @@ from ..core.registry import game_spec
 from . import balance
 from .paired import first_player_paired, is_paired, paired_differences
 from .results import ResultsError, load_results, read_manifest
+from .stored_games import check_loaded
 from .stats import seat_count
 from .study_tables import STUDY_FILE, study_game
 
@@ -169,8 +170,9 @@ def _default_engine(game: str) -> str | None:
 
 
 def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | None, str]:
-    """The `cavekit match` command that repeats (or resumes) the run, if the CLI can express its parameters,
-    and the equivalent `run_match` Python call, which always can."""
+    """The `cavekit match` command that repeats (or resumes) the run, if the CLI can express its parameters
+    (those that differ from the defaults), and the equivalent `run_match` Python call, which always can (with
+    every parameter of the manifest, as a dict literal: no manifest content can become code in it)."""
     game, players = manifest["game"], manifest["players"]
     params = {k: v for k, v in manifest["params"].items() if k != "players"}
     defaults = _default_params(game, players)
@@ -182,22 +184,47 @@ def reproduce_commands(manifest: dict[str, Any], folder: Path) -> tuple[str | No
         words.append("--duplicate")
     engine = manifest.get("engine")
     if engine is not None and engine != _default_engine(game):
-        words += ["--engine", engine]
-        changed_engine = f", engine={engine!r}"
+        words += ["--engine", str(engine)]
+        changed_engine = f", engine={str(engine)!r}"
     else:
         changed_engine = ""
     cli: str | None = None
-    if all(_is_cli_value(v) for v in changed.values()):
+    # `--param NAME=VALUE` splits at the first "=", so only a plain name can be given on the command line.
+    if all(_is_cli_value(v) and _is_cli_name(k) for k, v in changed.items()):
         for key, value in changed.items():
             text = str(value).lower() if isinstance(value, bool) else str(value)
             words += ["--param", f"{key}={text}"]
         words += ["--out", str(folder)]
         cli = " ".join(shlex.quote(w) for w in words)
-    keyword = "".join(f", {k}={v!r}" for k, v in changed.items())
-    python = (f"from cavekit.analysis.batch import run_match; run_match({game!r}, {manifest['agents']!r}, "
-              f"{manifest['games']}, {manifest['seed']}, out={str(folder)!r}, chunk_size={manifest['chunk_size']}, "
-              f"players={players}{', duplicate=True' if duplicate else ''}{changed_engine}{keyword})")
+    # The game's parameters go in as one dict literal (`**{...}`) built by repr, never as `name=value` text: a
+    # name comes from the manifest, and spliced in as a keyword it could be any code (`x=print('hi'),y`). All
+    # of them, defaults too, so the call is exactly the folder's game even if a later cavekit changes a default.
+    keyword = f", **{python_literal(manifest['params'])}" if manifest["params"] else ""
+    seats = "" if "players" in manifest["params"] else f", players={int(players)}"
+    python = (f"from cavekit.analysis.batch import run_match; run_match({game!r}, {python_literal(manifest['agents'])}, "
+              f"{int(manifest['games'])}, {int(manifest['seed'])}, out={str(folder)!r}, "
+              f"chunk_size={int(manifest['chunk_size'])}{seats}"
+              f"{', duplicate=True' if duplicate else ''}{changed_engine}{keyword})")
     return cli, python
+
+
+def _is_cli_name(name: str) -> bool:
+    return name.isidentifier()
+
+
+def python_literal(value: Any) -> str:
+    """`value` (read from JSON: dicts, lists, text, numbers, true/false/null) as Python source that
+    `ast.literal_eval` reads back as an equal value: repr of every part, so no text in it can be code."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{python_literal(str(k))}: {python_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(python_literal(v) for v in value) + "]"
+    if value is None or isinstance(value, (str, bool, int)):
+        return repr(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    # (read_manifest refuses NaN and infinities; anything else has no literal, so it is spelled as text)
+    return repr(str(value))
 
 
 def _deals_fact(manifest: dict[str, Any]) -> str:
@@ -406,6 +433,9 @@ def build_report(folder: str | Path, replay_url: str | None = None) -> str:
     folder = Path(folder)
     manifest = read_manifest(folder)
     games, decisions = load_results(folder)
+    # A null score or agent would become NaN in every table and fail deep in a section: refuse it here, naming
+    # the chunk and the game.
+    check_loaded(folder, manifest, games, decisions)
     if games.empty:
         raise ResultsError(folder, f"holds no finished games yet (0 of {manifest['games']}); nothing to report")
     data = ReportData(folder, manifest, games, decisions)

@@ -2,21 +2,30 @@
 
 A results folder holds
 - `manifest.json`: format "cavekit-results", version 1, the run (game, its parameters, agent specs, master
-  seed, games requested, chunk size), the code version, timestamps, and one entry per finished chunk (its
-  file names, the game indices it holds, its row counts);
-- `games-NNNNN.parquet`: one row per game of chunk NNNNN (chunk k holds games k*chunk_size onwards), with
-  the game's deal (`deal`, its index in the run, and `deal_seed`) and its whole `history` (action ids,
-  chance outcomes included), from which it replays; the manifest names the game's `deal_scheme` and whether
-  the run is `duplicate` (a folder written before deals has neither, nor those columns); games
-  with outcome fields (`analysis/outcomes.py`) add their columns, which the manifest lists as
-  `outcome_columns` (a folder written before a game had them lists none and still loads without them);
+  seed, games requested, chunk size), the code version, timestamps, and one entry per stored chunk (its
+  file names, the consecutive game indices it holds, its row counts);
+- `games-NNNNN.parquet`: one row per game of chunk NNNNN, with the game's deal (`deal`, its index in the run,
+  and `deal_seed`) and its whole `history` (action ids, chance outcomes included), from which it replays; the
+  manifest names the game's `deal_scheme` and whether the run is `duplicate` (a folder written before deals
+  has neither, nor those columns); games with outcome fields (`analysis/outcomes.py`) add their columns,
+  which the manifest lists as `outcome_columns` (a folder written before a game had them lists none and still
+  loads without them);
 - `decisions-NNNNN.parquet`: one row per player decision of those games (see `analysis/decisions.py`); the
   manifest lists their columns as `decision_columns`, so a folder written before a game gained decision
   columns still loads (and resumes) with the columns it has; a folder without the key has the current ones.
 
+The run is planned in chunks of `chunk_size` games: chunk k, for k below the planned number of chunks, holds
+games k*chunk_size onwards, all of them. A chunk cut short (by its time bound, so that a killed run loses
+little play, or by Ctrl-C, so that it loses no finished game) holds the consecutive games its entry lists and
+is numbered from the planned number of chunks on; the games it did not reach are played into chunks of their
+own. Whatever the chunks, every game of the run is stored at most once, and the run is complete when all are.
+
 A chunk is written to a hidden temporary file, flushed to disk and renamed into place, and only then listed
 in the manifest, which is itself replaced atomically; so after a crash at any moment the manifest lists
-exactly the chunks that are complete on disk, and anything else is debris that resuming removes.
+exactly the chunks that are complete on disk, and anything else is debris that resuming removes. Chunks are
+written with Parquet page checksums, and every read decodes them whole, so a chunk damaged on disk is refused
+(naming its file) rather than read as other games; a chunk file must lie inside its folder (a link leading
+out of it is refused).
 pandas reads a folder with `load_results(folder)`; DuckDB with `SELECT ... FROM 'folder/games-*.parquet'`.
 """
 from __future__ import annotations
@@ -34,6 +43,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..core.api import CavekitError
@@ -207,12 +217,25 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         raise ResultsError(folder, "no such folder")
     if not path.is_file():
         raise ResultsError(path, "missing: this is not a cavekit results folder (it has no manifest.json)")
+    from ..core.records import JSONTextError, json_kind, parse_json
+    from ..core.registry import game_names
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ResultsError(path, f"not valid JSON ({e})") from None
+        # parse_json, not json.loads: a hostile manifest (nested 100000 deep, an integer of 5000 digits, NaN)
+        # must be refused with a location, not raise RecursionError or ValueError, nor put NaN in a report.
+        manifest = parse_json(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ResultsError(path, f"not valid JSON (not UTF-8 text at byte {e.start})") from None
+    except OSError as e:
+        raise ResultsError(path, f"cannot be read ({e.strerror or e})") from None
+    except JSONTextError as e:
+        raise ResultsError(path, f"not valid JSON ({e.location}: {e.problem})") from None
     if not isinstance(manifest, dict):
-        raise ResultsError(path, "the manifest should be a JSON object")
+        raise ResultsError(path, f"the manifest should be a JSON object, not {json_kind(manifest)}")
+
+    def shown(value: Any) -> str:
+        # A manifest value quoted in a message, cut short: a hostile one could be megabytes long.
+        text = repr(value)
+        return text if len(text) <= 80 else text[:80] + "..."
     if manifest.get("format") != FORMAT:
         raise ResultsError(path, f"format is {manifest.get('format')!r}, expected {FORMAT!r}: not a cavekit "
                              "results folder")
@@ -229,8 +252,45 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         _check_type(path, f"field {key!r}", manifest[key], kind, what)
     if manifest["chunk_size"] < 1 or manifest["games"] < 1:
         raise ResultsError(path, "games and chunk_size must be at least 1")
+    # Game numbers are int64 in the chunks; a larger count would also overflow len() of a chunk's range.
+    if manifest["chunk_size"] >= 2 ** 63 or manifest["games"] >= 2 ** 63:
+        raise ResultsError(path, "games and chunk_size must be less than 2**63")
+    if manifest["game"] not in game_names():
+        raise ResultsError(path, f"field 'game' is {shown(manifest['game'])}, a game this cavekit does not know "
+                                 f"(it knows {', '.join(game_names())})")
+    # The games table has columns per seat, so a wild player count would make a schema of millions of columns.
+    if not 1 <= manifest["players"] <= 100:
+        raise ResultsError(path, f"field 'players' is {manifest['players']}; a player count is from 1 to 100")
+    if "players" in manifest["params"] and manifest["params"]["players"] != manifest["players"]:
+        raise ResultsError(path, f"params.players is {shown(manifest['params']['players'])} but field 'players' "
+                                 f"is {manifest['players']}; they must agree")
     if not all(isinstance(a, str) for a in manifest["agents"]):
         raise ResultsError(path, "field 'agents' should list agent spec strings")
+    # Optional fields that reports, replays and resumes read: wrong types would surface later as tracebacks.
+    engine = manifest.get("engine")
+    if engine is not None and not (isinstance(engine, str) and engine):
+        raise ResultsError(path, f"field 'engine' should be an engine name (text) or null, found {shown(engine)}")
+    version = manifest.get("code_version")
+    if version is not None:
+        kinds = {"cavekit": (str, "text or null"), "git_commit": (str, "text or null"),
+                 "git_dirty": (bool, "true, false or null")}
+        if not isinstance(version, dict):
+            raise ResultsError(path, "field 'code_version' should be an object (cavekit, git_commit, git_dirty) "
+                                     f"or null, found {shown(version)}")
+        for key, (kind, what) in kinds.items():
+            value = version.get(key)
+            if value is not None and not isinstance(value, kind):
+                raise ResultsError(path, f"code_version.{key} should be {what}, found {shown(value)}")
+    for key in ("created", "updated"):
+        if manifest.get(key) is not None and not isinstance(manifest[key], str):
+            raise ResultsError(path, f"field {key!r} should be a date and time (text), found {shown(manifest[key])}")
+    if "games_done" in manifest:
+        _check_type(path, "field 'games_done'", manifest["games_done"], int, "a number of games")
+    if "complete" in manifest:
+        _check_type(path, "field 'complete'", manifest["complete"], bool, "true or false")
+    resumed = manifest.get("resumed", [])
+    if not isinstance(resumed, list) or not all(isinstance(r, dict) for r in resumed):
+        raise ResultsError(path, f"field 'resumed' should list objects (one per resume), found {shown(resumed)}")
     if manifest.get("deal_scheme") is not None:
         _check_type(path, "field 'deal_scheme'", manifest["deal_scheme"], int, "an integer")
     _check_type(path, "field 'duplicate'", manifest.get("duplicate", False), bool, "true or false")
@@ -262,17 +322,29 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         for key in ("index", "first_game", "last_game", "game_rows", "decision_rows"):
             _check_type(path, f"{where}.{key}", chunk.get(key), int, "an integer")
         index = chunk["index"]
-        if not 0 <= index < spec.num_chunks or index in seen:
-            raise ResultsError(path, f"{where}.index {index} is out of range or listed twice "
-                                 f"(chunks are numbered 0 to {spec.num_chunks - 1})")
+        if index < 0 or index in seen:
+            raise ResultsError(path, f"{where}.index {index} is negative or listed twice (each chunk has a number "
+                                 "of its own, from 0)")
         seen.add(index)
-        games = spec.chunk_range(index)
         names = chunk_file_names(index)
         if (chunk.get("games_file"), chunk.get("decisions_file")) != names:
             raise ResultsError(path, f"{where} should name the files {names[0]} and {names[1]}")
-        if (chunk["first_game"], chunk["last_game"], chunk["game_rows"]) != (games[0], games[-1], len(games)):
-            raise ResultsError(path, f"{where} should hold games {games[0]} to {games[-1]} ({len(games)} rows) "
-                                 f"with chunk size {spec.chunk_size}")
+        held = (chunk["first_game"], chunk["last_game"], chunk["game_rows"])
+        if index < spec.num_chunks:
+            games = spec.chunk_range(index)
+            if held != (games[0], games[-1], len(games)):
+                raise ResultsError(path, f"{where} should hold games {games[0]} to {games[-1]} ({len(games)} rows) "
+                                     f"with chunk size {spec.chunk_size}")
+        elif not 0 <= held[0] <= held[1] < spec.games or held[2] != held[1] - held[0] + 1:
+            # a chunk cut short: any consecutive games of the run
+            raise ResultsError(path, f"{where} should hold consecutive games between 0 and {spec.games - 1}, its "
+                                 f"game_rows counting them; it lists games {held[0]} to {held[1]} in {held[2]} rows")
+    previous = None
+    for chunk in sorted(manifest["chunks"], key=lambda c: c["first_game"]):
+        if previous is not None and chunk["first_game"] <= previous["last_game"]:
+            raise ResultsError(path, f"chunks {previous['index']} and {chunk['index']} both list game "
+                                 f"{chunk['first_game']}; a game is stored once")
+        previous = chunk
     return manifest
 
 
@@ -281,10 +353,14 @@ def _chunk_decision_columns(folder: Path, chunk: Any) -> list[str]:
     name = chunk.get("decisions_file") if isinstance(chunk, dict) else None
     if not isinstance(name, str) or not CHUNK_FILE.match(name):
         raise ResultsError(folder / MANIFEST, "chunks[0] should name its decisions file")
+    path = _chunk_file(folder, name)
     try:
-        return list(pq.read_metadata(folder / name).schema.to_arrow_schema().names)
-    except (OSError, pa.ArrowException) as e:
-        raise ResultsError(folder / name, f"not a readable Parquet file ({e})") from None
+        with open(path, "rb") as f:
+            return list(pq.read_metadata(f).schema.to_arrow_schema().names)
+    except FileNotFoundError:
+        raise ResultsError(path, f"missing, but {MANIFEST} lists it (chunk 0)") from None
+    except (OSError, ValueError, pa.ArrowException) as e:
+        raise ResultsError(path, f"not a readable Parquet file ({_one_line(e, path)})") from None
 
 
 def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
@@ -295,45 +371,107 @@ def run_spec_of(manifest: dict[str, Any]) -> RunSpec:
                    agent_data=manifest.get("agent_data"))
 
 
+def _one_line(error: BaseException, path: Path) -> str:
+    """What a failed read says, on one line (pyarrow's messages span several) and naming the file as the
+    results folder does, never by the absolute path it may have been opened with."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    for spelling in sorted({os.path.realpath(path), os.path.abspath(path), str(path)}, key=len, reverse=True):
+        text = text.replace(spelling, path.name)
+    return text
+
+
+def _chunk_file(folder: Path, name: str) -> Path:
+    """The path of chunk file `name` of `folder`, refused if it is a link that leads out of the folder: a chunk
+    lies inside its folder, so that reading a folder (as `cavekit serve` does) reads nothing else."""
+    path = folder / name
+    if not path.is_symlink():
+        return path
+    try:
+        target = path.resolve(strict=True)
+        inside = target.is_relative_to(folder.resolve(strict=True))
+    except FileNotFoundError:
+        return path         # a link to nothing: the reader reports the chunk missing
+    except (OSError, RuntimeError):         # a loop of links (RuntimeError up to Python 3.12)
+        raise ResultsError(path, "is a link that cannot be followed (a loop of links); a chunk must be a file "
+                                 "inside its results folder") from None
+    if not inside:
+        raise ResultsError(path, "is a link to a file outside the results folder; a chunk must be a file inside "
+                                 "its results folder")
+    return path
+
+
+def _read_chunk_file(folder: Path, chunk: dict[str, Any], key: str, schema: pa.Schema,
+                     decode: bool = True) -> pa.Table | None:
+    """One listed chunk file, checked: it is a file inside the folder, Parquet with `schema`'s columns and the
+    listed row count and, with `decode`, readable whole (every page's checksum verified where it has one) and
+    holding the games its entry lists. Any problem is a ResultsError naming the file. None without `decode`."""
+    name = chunk[key]
+    path = _chunk_file(folder, name)
+    if not path.is_file():
+        if path.exists():
+            raise ResultsError(path, "is not a regular file; a chunk is a Parquet file")
+        raise ResultsError(path, f"missing, but {MANIFEST} lists it (chunk {chunk['index']})")
+    listed = chunk["game_rows" if key == "games_file" else "decision_rows"]
+    try:
+        with open(path, "rb") as f:
+            # Read from memory, so that what pyarrow says names no path (its messages may name the source).
+            source = pa.BufferReader(f.read()) if decode else f
+            parquet = pq.ParquetFile(source, page_checksum_verification=True)
+            columns = parquet.schema_arrow.names
+            rows = parquet.metadata.num_rows
+            table = parquet.read() if decode and columns == schema.names and rows == listed else None
+    except (OSError, ValueError, pa.ArrowException) as e:
+        # whatever the damage: a cut-off file, a mangled footer, a page that does not decode or whose checksum
+        # fails (OSError, ArrowInvalid, UnicodeDecodeError, ...)
+        raise ResultsError(path, f"not a readable Parquet file ({_one_line(e, path)})") from None
+    if columns != schema.names:
+        raise ResultsError(path, f"has columns {columns}, expected {schema.names}")
+    if rows != listed:
+        raise ResultsError(path, f"has {rows} rows but {MANIFEST} lists {listed}")
+    if table is None:
+        return None
+    try:
+        table = table.cast(schema)
+    except (ValueError, pa.ArrowException) as e:
+        raise ResultsError(path, f"has columns of other types than this folder's ({_one_line(e, path)})") from None
+    games = table.column("game")
+    first, last = chunk["first_game"], chunk["last_game"]
+    if key == "games_file":
+        if games.to_pylist() != list(range(first, last + 1)):
+            raise ResultsError(path, f"holds games {games.to_pylist()[:3]}... but {MANIFEST} lists games "
+                                     f"{first} to {last}")
+        return table
+    low, high = pc.min(games).as_py(), pc.max(games).as_py()        # (None if every row's game is null)
+    if low is not None and not first <= low <= high <= last:
+        raise ResultsError(path, f"holds decisions of games {low} to {high}, but {MANIFEST} lists games "
+                                 f"{first} to {last}")
+    return table
+
+
 def _chunk_problem(folder: Path, manifest: dict[str, Any], chunk: dict[str, Any]) -> ResultsError | None:
-    """What is wrong with one listed chunk's files (missing, unreadable, other columns or rows), if anything."""
-    schemas = {"games_file": folder_games_schema(manifest), "decisions_file": folder_decisions_schema(manifest)}
-    rows = {"games_file": "game_rows", "decisions_file": "decision_rows"}
-    for key, schema in schemas.items():
-        path = folder / chunk[key]
-        if not path.is_file():
-            return ResultsError(path, f"missing, but {MANIFEST} lists it (chunk {chunk['index']})")
-        try:
-            meta = pq.read_metadata(path)
-            columns = meta.schema.to_arrow_schema().names
-        except (OSError, pa.ArrowException) as e:
-            return ResultsError(path, f"not a readable Parquet file ({e})")
-        if columns != schema.names:
-            return ResultsError(path, f"has columns {columns}, expected {schema.names}")
-        if meta.num_rows != chunk[rows[key]]:
-            return ResultsError(path, f"has {meta.num_rows} rows but {MANIFEST} lists {chunk[rows[key]]}")
+    """What is wrong with one listed chunk's files (a link out of the folder, missing, unreadable to the last
+    page, other columns, rows or games than listed), if anything."""
+    try:
+        _read_chunk_file(folder, chunk, "games_file", folder_games_schema(manifest))
+        _read_chunk_file(folder, chunk, "decisions_file", folder_decisions_schema(manifest))
+    except ResultsError as problem:
+        return problem
     return None
 
 
 def _check_chunk_files(folder: Path, manifest: dict[str, Any]) -> None:
-    """Every listed chunk file exists, is Parquet with the expected columns, and has the listed row count."""
+    """Every listed chunk file exists inside the folder, is Parquet with the expected columns, and has the listed
+    row count (its pages are decoded when it is read)."""
     for chunk in manifest["chunks"]:
-        problem = _chunk_problem(folder, manifest, chunk)
-        if problem is not None:
-            raise problem
+        _read_chunk_file(folder, chunk, "games_file", folder_games_schema(manifest), decode=False)
+        _read_chunk_file(folder, chunk, "decisions_file", folder_decisions_schema(manifest), decode=False)
 
 
 def _read_chunks(folder: Path, manifest: dict[str, Any], key: str, schema: pa.Schema) -> pa.Table:
-    tables = []
-    for chunk in sorted(manifest["chunks"], key=lambda c: c["index"]):
-        path = folder / chunk[key]
-        table = pq.read_table(path, schema=schema)
-        if key == "games_file":
-            games = table.column("game").to_pylist()
-            if games != list(range(chunk["first_game"], chunk["last_game"] + 1)):
-                raise ResultsError(path, f"holds games {games[:3]}... but {MANIFEST} lists games "
-                                     f"{chunk['first_game']} to {chunk['last_game']}")
-        tables.append(table)
+    """One kind of chunk file (`key`: games_file or decisions_file) of every listed chunk, decoded and checked,
+    in game order."""
+    tables = [_read_chunk_file(folder, chunk, key, schema)
+              for chunk in sorted(manifest["chunks"], key=lambda c: c["first_game"])]
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
@@ -486,8 +624,8 @@ class ResultsWriter:
             aside.mkdir(exist_ok=True)
             for key in ("games_file", "decisions_file"):
                 path = self.folder / chunk[key]
-                if path.exists():
-                    os.replace(path, aside / path.name)
+                if path.exists() or path.is_symlink():      # (a link is moved as it is, not what it leads to)
+                    os.replace(path, _free_name(aside / path.name))
             manifest["chunks"].remove(chunk)
             self.set_aside.append(chunk["index"])
 
@@ -511,9 +649,10 @@ class ResultsWriter:
 
     def _save_manifest(self) -> None:
         self.manifest["updated"] = _now()
-        self.manifest["chunks"].sort(key=lambda c: c["index"])
+        self.manifest["chunks"].sort(key=lambda c: c["first_game"])
         self.manifest["games_done"] = sum(c["game_rows"] for c in self.manifest["chunks"])
-        self.manifest["complete"] = len(self.manifest["chunks"]) == self.spec.num_chunks
+        # (no game is listed twice, so all are stored when as many as the run's are)
+        self.manifest["complete"] = self.manifest["games_done"] == self.spec.games
         text = json.dumps(self.manifest, indent=1) + "\n"
         _write_atomically(self.folder / MANIFEST, text.encode("utf-8"))
 
@@ -531,13 +670,52 @@ class ResultsWriter:
         """The decision columns this folder's chunks have (older folders may have fewer than today's)."""
         return folder_decisions_schema(self.manifest).names
 
-    def missing_chunks(self) -> list[int]:
-        """Indices of the chunks not yet on disk, in order."""
-        done = {c["index"] for c in self.manifest["chunks"]}
-        return [k for k in range(self.spec.num_chunks) if k not in done]
+    def missing_games(self) -> list[range]:
+        """The runs of consecutive games not yet stored, in game order."""
+        runs, start = [], 0
+        for chunk in sorted(self.manifest["chunks"], key=lambda c: c["first_game"]):
+            if chunk["first_game"] > start:
+                runs.append(range(start, chunk["first_game"]))
+            start = chunk["last_game"] + 1
+        if start < self.spec.games:
+            runs.append(range(start, self.spec.games))
+        return runs
 
-    def write_chunk(self, index: int, games_parquet: bytes, decisions_parquet: bytes, decision_rows: int) -> None:
-        """Store one finished chunk (both files, then its manifest entry); safe to interrupt at any point."""
+    def missing_chunks(self) -> list[int]:
+        """Indices of the planned chunks not wholly on disk yet, in order."""
+        size = self.spec.chunk_size
+        return sorted({k for run in self.missing_games() for k in range(run.start // size, (run.stop - 1) // size + 1)})
+
+    def _chunk_index(self, games: range) -> int:
+        """The number of a new chunk holding `games`: planned chunk k's when it holds all of k's games (so an
+        uninterrupted run has the planned chunks), otherwise the next one after the planned chunks and those
+        already listed."""
+        planned = games.start // self.spec.chunk_size
+        used = {c["index"] for c in self.manifest["chunks"]}
+        if games == self.spec.chunk_range(planned) and planned not in used:
+            return planned
+        return max(used | {self.spec.num_chunks - 1}) + 1
+
+    def write_chunk(self, games_parquet: bytes, decisions_parquet: bytes, decision_rows: int) -> int:
+        """Store one finished chunk of consecutive games not stored yet (both files, then its manifest entry);
+        safe to interrupt at any point. Returns the chunk's number."""
+        try:
+            held = pq.read_table(pa.BufferReader(games_parquet), columns=["game"]).column("game").to_pylist()
+        except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+            raise ResultsError(self.folder, f"a chunk to store has no readable game column ({e})") from None
+        games = range(held[0], held[-1] + 1) if held else range(0)
+        if not held or held != list(games) or games.start < 0 or games.stop > self.spec.games:
+            raise ResultsError(self.folder, f"a chunk holds consecutive games of the run (0 to {self.spec.games - 1}), "
+                                            f"not games {held[:3]}...")
+        for run in self.missing_games():
+            if games.start in run:
+                break
+        else:
+            run = range(0)
+        if games.stop > run.stop or games.start not in run:
+            raise ResultsError(self.folder, f"games {games.start} to {games.stop - 1} are stored already, in part or "
+                                            "whole; a game is stored once")
+        index = self._chunk_index(games)
         games_file, decisions_file = chunk_file_names(index)
         expected = folder_games_schema(self.manifest).names
         columns = pq.read_schema(pa.BufferReader(games_parquet)).names
@@ -551,11 +729,20 @@ class ResultsWriter:
                                                              f"this folder's decisions have {expected}")
         _write_atomically(self.folder / games_file, games_parquet)
         _write_atomically(self.folder / decisions_file, decisions_parquet)
-        games = self.spec.chunk_range(index)
         self.manifest["chunks"].append({"index": index, "games_file": games_file, "decisions_file": decisions_file,
-                                        "first_game": games[0], "last_game": games[-1], "game_rows": len(games),
-                                        "decision_rows": decision_rows})
+                                        "first_game": games.start, "last_game": games.stop - 1,
+                                        "game_rows": len(games), "decision_rows": decision_rows})
         self._save_manifest()
+        return index
+
+
+def _free_name(path: Path) -> Path:
+    """`path`, or if that is taken `path` with the first free suffix .1, .2, ... (set-aside files are kept)."""
+    candidate, n = path, 0
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{n}")
+    return candidate
 
 
 def _jsonable(value: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..core.records import JSONTextError, parse_json
 from .results import ResultsError
 
 
@@ -41,9 +42,12 @@ def study_game(folder: str | Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        marker = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ResultsError(path, f"corrupt study file ({error})") from None
+        # (parse_json: hostile JSON, such as nesting 100000 deep, is refused with a location, not a traceback)
+        marker = parse_json(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise ResultsError(path, f"corrupt study file (not UTF-8 text at byte {error.start})") from None
+    except JSONTextError as error:
+        raise ResultsError(path, f"corrupt study file ({error.location}: {error.problem})") from None
     if not isinstance(marker, dict) or marker.get("format") != STUDY_FORMAT or not isinstance(marker.get("game"), str):
         raise ResultsError(path, f'corrupt study file (needs "format": "{STUDY_FORMAT}" and the "game")')
     return marker["game"]

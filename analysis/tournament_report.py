@@ -9,7 +9,6 @@ Everything is read from the files `write_tournament` wrote; nothing is recompute
 from __future__ import annotations
 
 import html
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.records import JSONTextError, parse_json
 from .plots import interval_points
 from .ratings import MIN_ENCOUNTERS_FOR_INTERVAL
 from .report import (Section, combine_interval, figure_html, html_document, percent, report_figure, table_html,
@@ -37,9 +37,12 @@ def read_tournament(folder: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.Data
     """The settings, standings, head-to-head records and paired differences (empty unless duplicate)."""
     path = folder / TOURNAMENT_MANIFEST
     try:
-        settings = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ResultsError(path, f"not valid JSON ({e})") from None
+        # (parse_json: hostile JSON, such as nesting 100000 deep, is refused with a location, not a traceback)
+        settings = parse_json(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ResultsError(path, f"not valid JSON (not UTF-8 text at byte {e.start})") from None
+    except JSONTextError as e:
+        raise ResultsError(path, f"not valid JSON ({e.location}: {e.problem})") from None
     needed = {"game", "agents", "format", "games_per_pairing", "seed", "pairings"}
     if not isinstance(settings, dict) or not needed <= set(settings):
         raise ResultsError(path, f"not a tournament record (needs {', '.join(sorted(needed))})")

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cavekit.analysis.batch import default_chunk_size, play_game, run_match
+from cavekit.analysis.batch import default_chunk_size, plan_tasks, play_chunk, play_game, run_match
 from cavekit.analysis.results import load_results
 from cavekit.core.api import ConfigError
 from cavekit.core.deal import deal_seed, new_deal
@@ -138,6 +138,58 @@ def test_decision_rows_match_the_games_and_the_notation(loky_run):
     assert decisions["food_after"].between(0, 9).all()
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_chunk_ends_after_its_time_bound_with_the_same_games(loky_run, tmp_path, jobs):
+    # A bound of 0 seconds ends every chunk after its first game (a chunk holds one game at least): the games
+    # are stored one by one, as chunks numbered after the 3 planned ones, and are the games of any other run.
+    _, games, decisions = loky_run
+    out = tmp_path / "run"
+    run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, jobs=jobs, out=out, chunk_size=4, chunk_seconds=0)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["games_done"] == 12
+    held = [(c["first_game"], c["last_game"], c["game_rows"]) for c in manifest["chunks"]]
+    assert held == [(i, i, 1) for i in range(12)]
+    assert sorted(c["index"] for c in manifest["chunks"]) == list(range(3, 15))
+    stored_games, stored_decisions = load_results(out)
+    pd.testing.assert_frame_equal(without_timing(stored_games), without_timing(games))
+    pd.testing.assert_frame_equal(stored_decisions, decisions)
+
+
+def test_a_resume_plays_exactly_the_games_not_stored(loky_run, tmp_path):
+    _, games, decisions = loky_run
+    out = tmp_path / "run"
+    run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, out=out, chunk_size=4, chunk_seconds=0)
+    manifest = json.loads((out / "manifest.json").read_text())
+    lost = {1, 4, 5, 6, 11}         # as if these one-game chunks had not been stored
+    manifest["chunks"] = [c for c in manifest["chunks"] if c["first_game"] not in lost]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    run_match("cvc", ["random", OTHER], 12, seed=21, progress=False, out=out, chunk_size=4)
+    resumed = json.loads((out / "manifest.json").read_text())
+    added = [c for c in resumed["chunks"] if c not in manifest["chunks"]]
+    # the lost games, a task per run of them within a planned chunk: games 4 to 7 are planned chunk 1
+    assert [(c["first_game"], c["last_game"]) for c in added] == [(1, 1), (4, 6), (11, 11)]
+    stored_games, stored_decisions = load_results(out)
+    pd.testing.assert_frame_equal(without_timing(stored_games), without_timing(games))
+    pd.testing.assert_frame_equal(stored_decisions, decisions)
+
+
+def test_the_tasks_of_a_resume_are_the_missing_games_of_each_planned_chunk():
+    assert plan_tasks([range(12)], 4) == [range(0, 4), range(4, 8), range(8, 12)]
+    assert plan_tasks([range(1, 2), range(3, 9), range(11, 13)], 4) == [
+        range(1, 2), range(3, 4), range(4, 8), range(8, 9), range(11, 12), range(12, 13)]
+
+
+def test_a_stopped_task_hands_back_the_games_it_finished_and_no_row_of_the_one_in_play(tmp_path):
+    stop = tmp_path / "stop"
+    stop.touch()
+    stopped = play_chunk("cvc", {}, RANDOM2, 3, False, 0, 0, 5, True, stop_file=str(stop))
+    assert (stopped.first_game, stopped.stop_game, stopped.decision_rows) == (0, 0, 0)
+    timed = play_chunk("cvc", {}, RANDOM2, 3, False, 0, 2, 5, True, max_seconds=0)
+    assert (timed.first_game, timed.stop_game) == (2, 3)
+    whole = play_chunk("cvc", {}, RANDOM2, 3, False, 0, 2, 5, True)
+    assert whole.stop_game == 5 and whole.decision_rows > timed.decision_rows > 0
+
+
 def _chunks_listed(out: Path) -> int:
     try:
         return len(json.loads((out / "manifest.json").read_text())["chunks"])
@@ -203,6 +255,61 @@ def test_an_interrupted_match_says_what_it_kept_and_the_command_that_resumes(tmp
     assert process.returncode == 130 and "Traceback" not in stderr
     assert stderr.strip() == (f"cavekit: interrupted; {saved} of 400 games are saved in {out}. Run the same command "
                               f"to play the rest: cavekit {' '.join(command[3:])}")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> Path:
+    """The 40 games of `interruptible_match`, played in one go."""
+    out = tmp_path_factory.mktemp("uninterrupted") / "run"
+    run_match("cvc", ["greedy", "random"], 40, seed=5, progress=False, out=out, chunk_size=40)
+    return out
+
+
+def interruptible_match(out: Path, jobs: str) -> list[str]:
+    """40 games of greedy against random (a few hundredths of a second each) in chunks of 20: Ctrl-C comes
+    long before a chunk is finished."""
+    return [sys.executable, "-m", "cavekit.analysis.cli", "match", "cvc", "--agents", "greedy", "random", "--games",
+            "40", "--seed", "5", "--chunk-size", "20", "--jobs", jobs, "--out", str(out)]
+
+
+def read_until_games_shown(process: subprocess.Popen, games: int, total: int) -> bytes:
+    """What `process` wrote to stderr until its progress bar showed `games` finished games."""
+    import select
+    seen, deadline = b"", time.monotonic() + 180
+    while max(map(int, re.findall(rb"\| (\d+)/%d \[" % total, seen)), default=0) < games:
+        assert process.poll() is None and time.monotonic() < deadline, f"no {games} games shown: {seen[-300:]!r}"
+        if select.select([process.stderr], [], [], 1)[0]:
+            seen += os.read(process.stderr.fileno(), 65536)
+    return seen
+
+
+@pytest.mark.parametrize("jobs, ctrl_c", [("2", os.killpg), ("2", os.kill), ("1", os.killpg)],
+                         ids=["2 jobs, Ctrl-C", "2 jobs, kill -INT of the command alone", "1 job, Ctrl-C"])
+def test_an_interrupted_match_keeps_every_finished_game_and_resumes_to_the_same_games(uninterrupted, tmp_path,
+                                                                                      jobs, ctrl_c):
+    out = tmp_path / "run"
+    command = interruptible_match(out, jobs)
+    process = subprocess.Popen(command, start_new_session=True, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               env={**os.environ, "TQDM_MININTERVAL": "0"},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    shown = read_until_games_shown(process, 5, 40)
+    ctrl_c(process.pid, signal.SIGINT)          # the terminal's Ctrl-C reaches the workers too; kill -INT does not
+    stderr = (shown + process.communicate(timeout=120)[1]).decode()
+    assert process.returncode == 130 and "Traceback" not in stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    saved = manifest["games_done"]
+    # every game the bar counted as finished, up to the last, is stored: none is left behind in its chunk
+    assert saved == max(int(n) for n in re.findall(r"\| (\d+)/40 \[", stderr)) >= 5
+    assert stderr.replace("\r", "\n").strip().splitlines()[-1] == (
+        f"cavekit: interrupted; {saved} of 40 games are saved in {out}. Run the same command to play the rest: "
+        f"cavekit {' '.join(command[3:])}")
+
+    resumed = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    games, decisions = load_results(out)
+    ref_games, ref_decisions = load_results(uninterrupted)
+    pd.testing.assert_frame_equal(without_timing(games), without_timing(ref_games))
+    pd.testing.assert_frame_equal(decisions, ref_decisions)
 
 
 def _signals(pid: int, field: str) -> int:

@@ -173,5 +173,5 @@ def test_the_writer_refuses_a_chunk_whose_columns_differ_from_the_folders(pairs_
                        with_outcomes=True)
     with ResultsWriter(old, run_spec_of(manifest), players=3) as writer:
         with pytest.raises(ResultsError, match="chunk 2 has game columns .*rank_points_0"):
-            writer.write_chunk(2, chunk.games, chunk.decisions, chunk.decision_rows)
+            writer.write_chunk(chunk.games, chunk.decisions, chunk.decision_rows)
     assert not (old / "games-00002.parquet").exists()

@@ -140,17 +140,18 @@ def test_the_ai_explains_each_choice_in_a_summary_line():
         assert lines[i + 2].lstrip().startswith("next best ")
 
 
-def test_undo_takes_back_the_move_the_ais_reply_and_chance(tmp_path):
+def test_undo_does_not_take_back_a_move_after_which_chance_was_revealed(tmp_path):
     before, after, undone = (tmp_path / f"{name}.json" for name in ("before", "after", "undone"))
-    # take a tile, save, end the turn (the AI replies), save, undo, save
+    # take a tile, save, end the turn (the AI replies and the next round's tile is revealed), save, undo, save
     result, out = session(["1", f"save {before}", "1", f"save {after}", "undo", f"save {undone}", "quit"], seed=3)
     game = load_game("cvc")
-    assert undone.read_text() == before.read_text()
     taken_back = movers(game, game.deserialize_state(after.read_text()).history())[
         len(game.deserialize_state(before.read_text()).history()):]
-    assert taken_back[0] == 0 and 1 in taken_back        # the person's `end turn`, then the AI's actions
-    assert f"took back your move end turn and the {taken_back.count(1)} AI actions" in out
-    assert result.state.serialize() == before.read_text().strip()
+    assert taken_back[0] == 0 and 1 in taken_back and CHANCE in taken_back
+    # taking `end turn` back would let the person replay the round knowing the tile chance has shown
+    assert "cannot take back your move end turn: chance has since shown you" in out
+    assert undone.read_text() == after.read_text()
+    assert result.state.serialize() == after.read_text().strip()
 
 
 def test_undo_at_the_start_has_nothing_to_undo_and_undo_after_one_move_returns_to_the_start(tmp_path):

@@ -279,7 +279,7 @@ def test_reproduce_command_spells_out_changed_parameters(two_player_run: Path):
     assert "solo_reveal_timing" not in cli                       # defaults are left out
     manifest["params"]["additional_cavern_walls"] = [3, 4]      # a list cannot be given on the command line
     cli, python = reproduce_commands(manifest, Path("out"))
-    assert cli is None and "additional_cavern_walls=[3, 4]" in python
+    assert cli is None and "'additional_cavern_walls': [3, 4]" in python
 
 
 @pytest.mark.parametrize("make, message", [

@@ -25,46 +25,13 @@ from cavekit.analysis.web.sessions import (
 from cavekit.core import CHANCE, load_game
 from cavekit.core.registry import game_names
 from starlette.testclient import TestClient
-
-LOCAL = "http://localhost"      # the server answers to its loopback names only (TestClient's default is "testserver")
+from web_client import LOCAL, new_game, seat_api, state_of, wait_for_turn, web_of
 
 
 @pytest.fixture
 def client(tmp_path):
     with TestClient(create_app(executor="thread", workers=1, results=[tmp_path]), base_url=LOCAL) as c:
         yield c
-
-
-def web_of(client):
-    return client.app.state.web
-
-
-def new_game(client, game="cvc", seats=("human", "easy"), seed=3, **extra):
-    r = client.post("/api/games", json={"game": game, "seats": list(seats), "seed": seed, **extra})
-    assert r.status_code == 201, r.text
-    client.cookies.clear()      # these tests send each seat's key in its header (the cookie is tested on its own)
-    return r.json()
-
-
-def seat_api(created, seat=0):
-    """A seat's API address and the header that carries its key."""
-    entry = next(s for s in created["seats"] if s["index"] == seat)
-    return f"/api/games/{created['id']}/seats/{seat}", {"X-Cavekit-Key": entry["key"]}
-
-
-def wait_for_turn(client, created, seat=0, timeout=60.0):
-    base, key = seat_api(created, seat)
-    deadline = time.monotonic() + timeout
-    while True:
-        view = client.get(f"{base}/view", headers=key).json()
-        if view["your_turn"] or view["result"]:
-            return view
-        assert time.monotonic() < deadline, f"seat {seat} never got the move: {view['status']}"
-        time.sleep(0.05)
-
-
-def state_of(client, created):
-    return web_of(client).store.get(created["id"]).state
 
 
 # ---------------------------------------------------------------- pages and static files

@@ -72,14 +72,20 @@ def server(results_root):
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def playwright():
+    """Playwright, once per module (its sync API cannot be started twice in one thread)."""
     with playwright_api.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 1500, "height": 1000})
-        context.set_default_timeout(30_000)
-        yield context
-        context.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright, tmp_path_factory):
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
+        args=CHROMIUM_ARGS, viewport={"width": 1500, "height": 1000})
+    context.set_default_timeout(30_000)
+    yield context
+    context.close()
 
 
 @pytest.fixture
@@ -363,3 +369,86 @@ def test_cavum_and_caverna_pages_show_the_position_and_play_a_move(server, page,
     wait_for_server(session, version)
     assert wait_for_my_turn_or_end(page, session)
     assert shown_legal_moves(page) == session.state.legal_actions()
+
+
+# ---------------------------------------------------------------- two people at one table
+
+@pytest.fixture(scope="module")
+def chromium(playwright):
+    """The browser, for tests that need several contexts (each its own cookies: one person each)."""
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+def person(chromium):
+    """A new browser context (one person's browser) and a page in it that fails the test on a script error or
+    a content security policy violation."""
+    context = chromium.new_context(viewport={"width": 1500, "height": 1000})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: problems.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text else None)
+    return context, page, problems
+
+
+def test_two_people_at_one_table_each_with_their_own_invitation(server, chromium):
+    base, web = server
+    host_context, host, host_problems = person(chromium)
+    guest_context, guest, guest_problems = person(chromium)
+    try:
+        host.goto(base + "/")
+        host.select_option("#game", "pairs")
+        host.select_option("#players", "2")
+        host.select_option("#seat0", "human")
+        host.select_option("#seat1", "human")
+        host.fill("#seed", "31")
+        host.click("#start")
+        host.wait_for_selector("#invitations:not([hidden])")
+        invitation = host.input_value("#invitation-list li[data-seat='1'] input")
+        screenshot(host, "invitations")
+        host.click("#my-seat")
+        host.wait_for_url(re.compile(r"/play/[^/]+/0$"))
+        session = session_of(web, host)
+        keys = {s.index: s.key for s in session.seats}
+        assert invitation.endswith(f"#{keys[1]}") and keys[0] not in invitation
+
+        guest.goto(invitation)
+        guest.wait_for_url(re.compile(r"/play/[^/]+/1$"))
+        assert keys[1] not in guest.url and "#" not in guest.url       # the key left the address at once
+        pages = {0: host, 1: guest}
+        for seat, page in pages.items():
+            html = page.content()
+            assert keys[1 - seat] not in html and page.evaluate("document.cookie") == ""   # HttpOnly
+            hands = session.state.to_dict()["hands"]
+            theirs = page.query_selector_all(f"#board [data-where='hand:{1 - seat}']")
+            assert len(theirs) == sum(hands[1 - seat]) and {c.get_attribute("data-card") for c in theirs} <= {"back"}
+            assert {int(c.get_attribute("data-card")) for c in page.query_selector_all(
+                f"#board [data-where='hand:{seat}']")} <= {r + 1 for r in range(10) if hands[seat][r]}
+
+        # Each plays one move in turn; then the first to have moved asks to undo.
+        movers = []
+        while not movers or movers[-1] == movers[0]:
+            mover = session.state.current_player()
+            page = pages[mover]
+            assert wait_for_my_turn_or_end(page, session)
+            version = session.version
+            page.click("#actions button.action >> nth=0")
+            wait_for_server(session, version)
+            movers.append(mover)
+        first = movers[0]
+        other_move = [e for e in session.log if e.player == 1 - first]
+        before = session.state.serialize()
+        undoer = pages[first]
+        undoer.wait_for_selector("#undo:not([disabled])")
+        undoer.click("#undo")
+        wait_until(undoer, "document.getElementById('message').textContent.includes('has moved since')")
+        assert session.state.serialize() == before
+        assert [e for e in session.log if e.player == 1 - first] == other_move      # still there
+        screenshot(undoer, "undo-refused")
+        assert host_problems == [] and guest_problems == []
+    finally:
+        host_context.close()
+        guest_context.close()

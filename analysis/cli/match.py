@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...core.api import CavekitError
 from ...core.registry import game_names
-from ..batch import BACKENDS, run_match, summarize
+from ..batch import BACKENDS, CHUNK_SECONDS, run_match, summarize
 from ..results import read_manifest
 from .common import Subcommands, add_engine_option, add_param_option, engine_param, game_params
 
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
         results = run_match(args.game, args.agents, args.games, args.seed, progress=not args.quiet,
                             jobs=args.jobs, out=args.out, backend=args.backend, chunk_size=args.chunk_size,
                             address=args.address, duplicate=args.duplicate, repair=args.repair, players=players,
-                            **params)
+                            chunk_seconds=args.chunk_seconds, **params)
     except KeyboardInterrupt:
         print(interrupted_message(args), file=sys.stderr)
         return 130
@@ -58,7 +58,8 @@ def add_parser(sub: Subcommands) -> None:
                     "agents are seeded from the i-th child of the master seed, so results never depend on --jobs,\n"
                     "--backend or --chunk-size. With --duplicate, every deal is played with every seat rotation\n"
                     "(solo: by every agent), and the summary adds differences paired over deals. With --out, every finished chunk of games is stored in a results\n"
-                    "folder at once; if the run is interrupted, repeat the same command to play only the missing\n"
+                    "folder at once (a chunk also ends after --chunk-seconds of play, and Ctrl-C stores every game\n"
+                    "finished so far); if the run is interrupted, repeat the same command to play only the missing\n"
                     "games.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
@@ -98,6 +99,10 @@ def add_parser(sub: Subcommands) -> None:
                             "cavekit[dask]) or ray (needs cavekit[ray])")
     match.add_argument("--chunk-size", type=int, metavar="GAMES",
                        help="games per task and per Parquet chunk (default: games/32, at most 1000)")
+    match.add_argument("--chunk-seconds", type=float, metavar="SECONDS", default=CHUNK_SECONDS,
+                       help=f"with --out, a task also hands back its finished games as a chunk once it has played "
+                            f"this long (default {CHUNK_SECONDS:g}), so a run killed outright loses at most about "
+                            "this much play per worker; results do not depend on it")
     match.add_argument("--address", metavar="ADDRESS",
                        help="a running cluster to use: dask scheduler (tcp://host:8786) or ray address")
     match.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -24,13 +24,13 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
+from ...core import records
 from ...core.api import CavekitError
 
 MAX_BODY = 16 * 1024                 # bytes of a move, hint or undo request
 MAX_RECORD_BODY = 4 * 1024 * 1024    # bytes of a new-game request that carries a saved record
 BODY_SECONDS = 10.0                  # a body must arrive within this (a stalled client does not hold a request)
 MAX_JSON_DEPTH = 32                  # nesting of a body or a record (a record nests about 6 deep)
-MAX_NUMBER_DIGITS = 30               # digits of an integer in JSON (Python refuses more than 4,300 with a ValueError)
 INT_PATTERN_DIGITS = 19              # digits of an integer in an address or a field (a seed is below 2**63)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -82,50 +82,13 @@ def bounded_int(value: Any, what: str, low: int, high: int) -> int:
     return value
 
 
-def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
-        raise ValueError(f"a number of {len(text)} digits (at most {MAX_NUMBER_DIGITS} are read)")
-    return int(text)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def json_depth(data: Any) -> int:
-    """How deeply `data` (parsed JSON) nests lists and objects (a scalar is 0), without recursion."""
-    deepest = 0
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children: Iterable[Any] = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
-
-
 def parse_json(text: str | bytes, what: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """`text` parsed as JSON with bounded numbers and nesting; 400 saying what is wrong with `what`."""
+    """`text` parsed as JSON with bounded nesting and numbers (`core.records.parse_json`, which reads records
+    and manifests the same way); 400 saying what is wrong with `what`."""
     try:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8")
-        data = json.loads(text, parse_int=_json_int, parse_constant=_no_constant)
-    except UnicodeDecodeError:
-        raise WebError(400, f"{what} is not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise WebError(400, f"{what} is not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except RecursionError:
-        raise WebError(400, f"{what} nests lists or objects more than {MAX_JSON_DEPTH} deep") from None
-    except ValueError as e:
+        return records.parse_json(text, max_depth)
+    except records.JSONTextError as e:
         raise WebError(400, f"{what} is not accepted: {e}") from None
-    if json_depth(data) > max_depth:
-        raise WebError(400, f"{what} nests lists or objects more than {max_depth} deep")
-    return data
 
 
 async def read_body(request: Request, limit: int) -> bytes:
