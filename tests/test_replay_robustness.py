@@ -92,7 +92,10 @@ def assert_other_games_replay(client, bad: int) -> None:
 def test_a_game_with_a_null_is_left_out_of_the_list_and_refused_alone(client, root, column, value, words):
     set_game_value(root / "run", 1, column, value)
     assert listed(client) == [0, 2, 3]
-    assert client.get("/replay", params={"folder": "run"}).status_code == 200
+    page = client.get("/replay", params={"folder": "run"})
+    assert page.status_code == 200 and 'id="damaged"' in page.text and "<li>game 1: " in page.text
+    damaged = client.get("/api/replay/games", params={"folder": "run"}).json()["damaged"]
+    assert [d["game"] for d in damaged] == [1] and words in damaged[0]["problem"]
     for url in ("/api/replay/games/1", "/replay/1"):
         r = client.get(url, params={"folder": "run", "step": 0})
         assert r.status_code == 422, r.text

@@ -341,7 +341,7 @@ class CavekitWeb:
     async def api_replay_games(self, request: Request) -> Response:
         folder = self.replays.folder(request.query_params.get("folder"))
         return JSONResponse({"folder": self.replays.display_name(folder.path),
-                             "manifest": manifest_summary(folder.manifest),
+                             "manifest": manifest_summary(folder.manifest), "damaged": folder.problems,
                              "games": game_list(folder)})
 
     async def api_replay_step(self, request: Request) -> Response:
@@ -371,7 +371,7 @@ class CavekitWeb:
     async def replay_list_page(self, request: Request) -> Response:
         folder = self.replays.folder(request.query_params.get("folder"))
         name = self.replays.display_name(folder.path)
-        return HTMLResponse(pages.replay_list_page(name, folder.manifest, game_list(folder)))
+        return HTMLResponse(pages.replay_list_page(name, folder.manifest, game_list(folder), folder.problems))
 
     async def replay_page(self, request: Request) -> Response:
         name, found = self._replay_step(request)

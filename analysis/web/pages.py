@@ -100,7 +100,9 @@ def join_page(title: str, config: dict[str, Any]) -> str:
     return page(title, body, "join")
 
 
-def replay_list_page(folder: str, manifest: dict[str, Any], games: list[dict[str, Any]]) -> str:
+def replay_list_page(folder: str, manifest: dict[str, Any], games: list[dict[str, Any]],
+                     damaged: list[dict[str, Any]] = ()) -> str:
+    """The games of a results folder, each linked to its replay, and the stored games too damaged to replay."""
     rows = []
     for g in games:
         link = f"/replay/{g['game']}?{urlencode({'folder': folder})}"
@@ -114,6 +116,9 @@ def replay_list_page(folder: str, manifest: dict[str, Any], games: list[dict[str
             f"{len(games)} of {manifest['games']} games stored.</p>"
             '<table id="games"><tr><th>game</th><th>agents by seat</th><th>scores</th><th>winner</th>'
             "<th>steps</th></tr>" + "".join(rows) + "</table>")
+    if damaged:
+        items = "".join(f"<li>game {escape(str(d['game']))}: {escape(str(d['problem']))}</li>" for d in damaged)
+        body += f'<h3>Not listed: stored games that cannot be replayed</h3><ul id="damaged">{items}</ul>'
     return page(f"Replays: {folder}", body, "replay-list")
 
 
