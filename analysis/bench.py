@@ -3,7 +3,9 @@
 `cavekit bench GAME` for a game with a compiled engine plays random games with the reference engine, with the
 compiled engine through the Python API, and with the compiled engine's C playout, and times move generation and
 cloning in C on positions taken from random games; for a game with only its reference engine it times that.
-`cavekit bench batch` times the batch runner (random agents, results folder written) on one worker and on two. Results are rates and ratios, never pass/fail thresholds.
+`cavekit bench batch` times the batch runner (random agents, results folder written) on one worker and on two.
+`cavekit bench GAME --search` times the Python reference MCTS against the compiled MCTS at equal iterations.
+Results are rates and ratios, never pass/fail thresholds.
 """
 from __future__ import annotations
 
@@ -185,6 +187,44 @@ def format_bench(result: dict[str, Any]) -> str:
     width = max(len(name) for name, _ in rows)
     title = f"cavekit bench {result['game']} ({result['players']} players, one process, one core)"
     return "\n".join([title] + [f"  {name.ljust(width)}  {value}" for name, value in rows])
+
+
+def bench_search(name: str, players: int = 2, iterations: int = 500, positions: int = 8, seed: int = 0,
+                 options: str = "") -> dict[str, Any]:
+    """CPU seconds per search of the Python reference MCTS (`mcts`) and the compiled MCTS over the engine
+    interface (`compiled_mcts`), at equal iterations and options, on the same positions of random games of the
+    compiled engine, in one process; their ratio. `options` are extra agent options for both (`c=0.7`)."""
+    from ..search import make_agent
+    game = load_game(name, players=players, engine="compiled")
+    rng = np.random.default_rng(seed)
+    kept: list[Any] = []
+    while len(kept) < positions:
+        found: list[Any] = []
+        _random_game(game, rng, found, keep_every=7)
+        kept += [s for s in found if len(s.legal_actions()) > 1][:positions - len(kept)]
+    settings = f"iterations={iterations}" + (f",{options}" if options else "")
+    seconds = {}
+    for agent_name in ("mcts", "compiled_mcts"):
+        agent = make_agent(f"{agent_name}:{settings}", game, seed=seed)
+        started = time.process_time()
+        for state in kept:
+            agent.reset()
+            agent.step(state)
+        seconds[agent_name] = (time.process_time() - started) / len(kept)
+    return {"game": name, "players": players, "iterations": iterations, "options": options, "positions": len(kept),
+            "python_seconds_per_search": seconds["mcts"], "compiled_seconds_per_search": seconds["compiled_mcts"],
+            "ratio": seconds["mcts"] / seconds["compiled_mcts"]}
+
+
+def format_bench_search(result: dict[str, Any]) -> str:
+    """The search benchmark as a table a person reads."""
+    options = f", {result['options']}" if result["options"] else ""
+    return "\n".join([
+        f"cavekit bench {result['game']} --search ({result['players']} players, {result['iterations']} iterations"
+        f"{options}, {result['positions']} positions, CPU time, one process)",
+        f"  mcts (Python reference)   {result['python_seconds_per_search'] * 1000:,.1f} ms a search",
+        f"  compiled_mcts (C)         {result['compiled_seconds_per_search'] * 1000:,.2f} ms a search "
+        f"({result['ratio']:.0f}x)"])
 
 
 def _process_tree_cpu_seconds() -> float | None:

@@ -4,6 +4,8 @@
 # bit-identical: seeded games, benchmarks and committed results depend on them.
 from libc.stdint cimport uint64_t
 
+from cavekit.core.engine cimport Engine
+
 
 # ------------------------------------------------------------------------------------------------
 # Random numbers in C: xorshift64* (Vigna); the state is any non-zero uint64_t.
@@ -53,3 +55,5 @@ cdef class CompiledStateBase:
     cdef public object _game
 
     cdef int copy_into(self, CompiledStateBase other) except -1
+    cdef Engine engine(self) except *          # the C interface of this state's engine (core/engine.pxd)
+    cdef void* position(self) noexcept         # this state's C position, which the engine's functions take

@@ -11,6 +11,8 @@ from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
 from .turn_search import TurnSearch
 
+# the compiled searches over the engine interface (core/engine.pxd), for every compiled engine
+import_agent_modules(["cavekit.search.compiled_mcts"])
 import_agent_modules(module for spec in game_specs() for module in spec.agents)
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "game_presets",

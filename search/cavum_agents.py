@@ -31,14 +31,13 @@ import numpy as np
 
 from ..core.api import ConfigError, Game, State
 from ..core.cavum.actions import BID, CHOOSE_CARD, PASS, action_table
+from ..core.cavum.estimate import CAVUM_SCALE, ORDER_SHARE
 from ..core.cavum.rules import rules
 from ..core.cavum.spec import SPEC
 from ..core.cavum.stages import AUCTION, BUILD, CHOOSE, FINAL_SALE
 from ..core.cavum.view import PositionView
 from .agent import choosable_actions, register_agent
 
-CAVUM_SCALE = 15.0          # points of lead that make tanh about 0.76
-ORDER_SHARE = 0.8           # an order that can be fulfilled is not yet fulfilled
 ORDER_VALUE = 1.5           # points per turn position (see the module docstring)
 BIDDING_RULES = ("value", "evaluator")
 

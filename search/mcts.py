@@ -50,16 +50,27 @@ class Node:
 
 
 class SearchResult:
-    """Root statistics of one search: visits and mean values per action, iterations run, seconds used."""
+    """Root statistics of one search: visits and mean values (for the player to move) per action, iterations
+    run, seconds used. The compiled MCTS (compiled_mcts.pyx) reports its searches in the same form."""
 
-    def __init__(self, root: Node, iterations: int, seconds: float):
-        self.visits = {a: child.visits for a, child in root.children.items()}
-        self.values = {a: child.mean(root.player) for a, child in root.children.items()}
+    def __init__(self, visits: dict[int, int], values: dict[int, float], iterations: int, seconds: float):
+        self.visits = visits
+        self.values = values
         self.iterations = iterations
         self.seconds = seconds
 
+    @classmethod
+    def of_root(cls, root: Node, iterations: int, seconds: float) -> "SearchResult":
+        """The statistics of a search whose tree is `root`."""
+        return cls({a: child.visits for a, child in root.children.items()},
+                   {a: child.mean(root.player) for a, child in root.children.items()}, iterations, seconds)
+
+    def ranked(self) -> list[int]:
+        """The root actions, best first: most visits, then highest value, then lowest id."""
+        return sorted(self.visits, key=lambda a: (self.visits[a], self.values[a], -a), reverse=True)
+
     def best_action(self) -> int:
-        return max(self.visits, key=lambda a: (self.visits[a], self.values[a], -a))
+        return self.ranked()[0]
 
 
 class MCTSAgent:
@@ -131,9 +142,8 @@ class MCTSAgent:
         result = self.last_result
         workers = f" on {self.workers} workers" if self.workers > 1 else ""
         self.analysis_budget = f"MCTS, {result.iterations:,} iterations{workers} in {result.seconds:.2f} s"
-        ranked = sorted(result.visits, key=lambda a: (result.visits[a], result.values[a], -a), reverse=True)
         return [{"action": int(a), "text": state.action_to_string(a), "value": float(result.values[a]),
-                 "visits": int(result.visits[a])} for a in ranked]
+                 "visits": int(result.visits[a])} for a in result.ranked()]
 
     def _reused_root(self, state: Any) -> Node | None:
         if not self.reuse or self._root is None:
@@ -170,7 +180,7 @@ class MCTSAgent:
             done += 1
         if self.reuse:
             self._root, self._root_history = root, state.history()
-        return SearchResult(root, done, time.perf_counter() - started)
+        return SearchResult.of_root(root, done, time.perf_counter() - started)
 
     def _iterate(self, state: Any, node: Node, rng: np.random.Generator, bounds: list[float], hidden: bool) -> None:
         path = [node]

@@ -19,7 +19,14 @@ def run(args: argparse.Namespace) -> int:
     if args.players not in spec.player_counts:
         raise CavekitError(f"cavekit bench {args.game}: --players must be one of "
                            f"{', '.join(map(str, spec.player_counts))}")
-    if args.game == BATCH:
+    if args.search:
+        if args.game == BATCH or "compiled" not in spec.engines:
+            raise CavekitError(f"cavekit bench {args.game} --search: the compiled search needs a game with a "
+                               "compiled engine")
+        result = bench.bench_search(spec.name, players=args.players, iterations=args.iterations,
+                                    positions=args.positions, seed=args.seed, options=args.options)
+        text = bench.format_bench_search(result)
+    elif args.game == BATCH:
         result = bench.bench_batch(games=args.games, jobs=args.jobs, chunk_size=args.chunk_size,
                                    players=args.players, seed=args.seed, game=spec.name)
         text = bench.format_bench_batch(result)
@@ -46,6 +53,7 @@ def add_parser(sub: Subcommands) -> None:
                     "            speedup and the CPU time per game of each.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  cavekit bench cvc --json\n  cavekit bench cavum --players 3\n"
+               "  cavekit bench pairs --search --options c=0.7\n"
                "  cavekit bench caverna --players 4\n"
                "  cavekit bench batch --games 4000 --jobs 2")
     bench.add_argument("game", choices=[*game_names(), BATCH],
@@ -59,5 +67,10 @@ def add_parser(sub: Subcommands) -> None:
     bench.add_argument("--jobs", type=int, default=2, help="batch: workers compared with one (default 2)")
     bench.add_argument("--chunk-size", type=int, metavar="GAMES",
                        help="batch: games per task (default: games/32, at most 1000)")
+    bench.add_argument("--search", action="store_true",
+                       help="time the Python reference MCTS against the compiled MCTS at equal iterations")
+    bench.add_argument("--iterations", type=int, default=500, help="--search: iterations a search (default 500)")
+    bench.add_argument("--positions", type=int, default=8, help="--search: positions searched (default 8)")
+    bench.add_argument("--options", default="", help="--search: more options for both searches, e.g. c=0.7")
     bench.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     bench.set_defaults(run=run)

@@ -1789,6 +1789,7 @@ def formula_kinds():
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cavekit.core.compiled_common cimport CompiledStateBase, next_random, random_below, seed_generator
+from cavekit.core.engine cimport Engine
 
 from ..api import IllegalActionError, as_action
 from . import actions as pa
@@ -4285,6 +4286,29 @@ _load_rounds()
 # ------------------------------------------------------------------------------------------------
 # The Python face: CompiledState, with the reference's records, notation and rendering (StateMixin)
 
+# ------------------------------------------------------------------------------------------------
+# The engine interface (core/engine.pxd): the rule functions on an opaque position, for the compiled searches
+
+cdef int engine_current_player(const void* s) noexcept nogil:
+    return current_player(<const GameState*>s)
+
+
+cdef int engine_legal_actions(const void* s, int* out) noexcept nogil:
+    return legal_actions(<const GameState*>s, out)
+
+
+cdef int engine_chance_outcomes(const void* s, int* out, double* probabilities) noexcept nogil:
+    return chance_outcomes(<const GameState*>s, out, probabilities)
+
+
+cdef void engine_apply_action(void* s, int action) noexcept nogil:
+    apply_action(<GameState*>s, action)
+
+
+cdef void engine_returns(const void* s, double* out) noexcept nogil:
+    returns(<const GameState*>s, out)
+
+
 @cython.auto_pickle(False)
 cdef class CoreState(CompiledStateBase):
     """A Caverna position held in one C struct (`GameState`); the API of `cavekit.core.api.State`.
@@ -4302,6 +4326,24 @@ cdef class CoreState(CompiledStateBase):
     cdef int copy_into(self, CompiledStateBase other) except -1:
         memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
         return 0
+
+    cdef Engine engine(self) except *:
+        cdef Engine e
+        e.name = b"caverna"
+        e.state_size = sizeof(GameState)
+        e.num_players = self.s.num_players
+        e.max_actions = MAX_ACTIONS
+        e.current_player = engine_current_player
+        e.legal_actions = engine_legal_actions
+        e.chance_outcomes = engine_chance_outcomes
+        e.apply_action = engine_apply_action
+        e.returns = engine_returns
+        e.evaluate = NULL           # the game's evaluators are the searchers' own (search/), for now
+        e.resample = NULL           # nothing is hidden
+        return e
+
+    cdef void* position(self) noexcept:
+        return &self.s
 
     # whose move
     def current_player(self):

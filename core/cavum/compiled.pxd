@@ -55,6 +55,7 @@ ctypedef struct Tables:
     int8_t station_immediately                      # station_on_tile == "immediately_after_laying"
     int8_t next_opener_last_winner                  # sequence_auction_next_opener == "last_winner_left"
     int8_t tie_lowest_card                          # final_tie_break == "lowest_sequence_card_of_phase_3"
+    int8_t hidden_stones                            # Config.hidden_stones: others' stone colours are hidden
     # the map
     int8_t neighbours[NUM_CELLS][NUM_DIRS]          # node id or -1
     int8_t space_neighbours[NUM_SPACES][NUM_DIRS]   # mountain cell or -1

@@ -16,12 +16,19 @@ The Python-facing `CompiledState` has the public State API and, through `StateMi
 `view()` (`view.py`) that agents, analyses and tests read positions through; it has no field attributes of
 its own. A position is written only by actions, or built whole from a `to_dict()` snapshot by `from_dict`.
 Illegal moves are explained by the reference engine on the same position (`to_reference`).
+
+Compiled searches reach the engine through the C interface every compiled engine offers (core/engine.pxd):
+`CoreState.engine()` hands out the table of `engine_*` functions below, which also holds the C ports of the
+game's heuristic evaluation (`evaluate`: search/cavum_agents.cavum_evaluate) and of the hidden-stone
+redeal (`resample`: StateMixin.resample_from_infostate), and `CoreState.position()` the struct they take.
 """
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.math cimport tanh
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from cavekit.core.compiled_common cimport random_below, seed_generator
+from cavekit.core.engine cimport ENGINE_CHANCE, ENGINE_MAX_PLAYERS, ENGINE_TERMINAL, Engine
 
 import operator
 
@@ -30,7 +37,8 @@ from . import actions as _actions
 from . import reference as _reference
 from .actions import NUM_PIECES as PY_NUM_PIECES, PIECE_STATION as PY_PIECE_STATION, PIECE_VEIN as PY_PIECE_VEIN
 from .actions import action_table
-from .state import StateMixin
+from .estimate import CAVUM_SCALE as PY_CAVUM_SCALE, ORDER_SHARE as PY_ORDER_SHARE
+from .state import RESAMPLE_TRIES as PY_RESAMPLE_TRIES, StateMixin
 from .reference import ReferenceState
 from .rules import MAX_BID as PY_MAX_BID, MAX_STACK as PY_MAX_STACK, NUM_DIRS as PY_NUM_DIRS
 from .rules import NUM_KINDS as PY_NUM_KINDS, geometry, rules
@@ -108,6 +116,7 @@ def _check_constants():
         "actions": (NUM_ACTIONS, len(action_table())), "all sides": (ALL_SIDES, _reference.ALL_SIDES),
         "chance": (CHANCE, PY_CHANCE), "terminal": (TERMINAL, PY_TERMINAL),
         "order done": (ORDER_DONE, _reference.ORDER_DONE),
+        "engine chance": (ENGINE_CHANCE, PY_CHANCE), "engine terminal": (ENGINE_TERMINAL, PY_TERMINAL),
     }
     for i, name in enumerate(("DRAW", "AUCTION", "CHOOSE", "ORDER_PICK", "BUILD", "COLOUR_BID", "COLOUR_SELL",
                               "ORDER_SALE", "FINAL_SALE", "OVER")):
@@ -124,6 +133,7 @@ def _check_constants():
     checks["sequence cards"] = (NUM_SEQUENCE_CARDS,
                                 sum(1 for spec in action_table().specs if spec.kind == _actions.CHOOSE_CARD))
     checks["start tiles"] = (len(r.start_tiles) <= NUM_CELLS, True)
+    checks["engine players"] = (<int>MAX_PLAYERS <= <int>ENGINE_MAX_PLAYERS, True)
     wrong = {name: pair for name, pair in checks.items() if pair[0] != pair[1]}
     if wrong:
         raise ImportError("cavum compiled core does not fit the rules data (compiled value, data value): "
@@ -233,6 +243,7 @@ cdef class GameTables:
         t.station_immediately = config.station_on_tile == "immediately_after_laying"
         t.next_opener_last_winner = config.sequence_auction_next_opener == "last_winner_left"
         t.tie_lowest_card = config.final_tie_break == "lowest_sequence_card_of_phase_3"
+        t.hidden_stones = config.hidden_stones
         # the map
         for cell in range(NUM_CELLS):
             for i in range(NUM_DIRS):
@@ -1943,6 +1954,222 @@ cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
+# The heuristic evaluation: search/cavum_agents.py's scorings_left, expected_points and cavum_evaluate in C,
+# in their order and with their names, on the numbers the Python reads through `state.view()` (the hands,
+# scales, order cards and city stations of the position; the phases and order cards of `rules()`, in `Tables`)
+
+cdef double CAVUM_SCALE = PY_CAVUM_SCALE     # points of lead that make tanh about 0.76 (estimate.py)
+cdef double ORDER_SHARE = PY_ORDER_SHARE     # an order that can be fulfilled is not yet fulfilled (estimate.py)
+
+
+cdef int scorings_left(const GameState* s) noexcept nogil:
+    """City scorings still to come: one per phase not yet scored, plus the final one (none in the final sale)."""
+    if s.stage >= FINAL_SALE:
+        return 0
+    if s.stage <= BUILD:
+        return s.t.phases - s.phase + 1
+    return s.t.phases - s.phase
+
+
+cdef void expected_points(const GameState* s, double* out) noexcept nogil:
+    """Each player's estimated final score into `out`: the score, the stones held at their prices (at least
+    1), the orders held (ORDER_SHARE of the points less the stones' prices if the hand fulfils the order,
+    else minus its penalty) and what the live city stations earn in the scorings left. The sums are done in
+    the Python's order, so the doubles are the same to the last bit."""
+    cdef int n = s.n, left = scorings_left(s), city, i, space, owner, open_spaces, num_live, p, c, cost, held
+    cdef int live_owners[MAX_CITY_SPACES]
+    cdef int prices[NUM_COLOURS]
+    cdef double city_value[MAX_PLAYERS]
+    cdef double orders[MAX_PLAYERS]
+    cdef bint any_station = False, fulfils
+    for p in range(n):
+        city_value[p] = 0.0
+        orders[p] = 0.0
+    for space in range(NUM_SPACES):
+        if s.city_station[space] >= 0:
+            any_station = True
+    if left and any_station:
+        for city in range(NUM_CITIES):
+            num_live = 0
+            for i in range(s.t.city_size[city]):
+                space = s.t.city_spaces[city][i]
+                if s.city_station[space] >= 0 and live(s, space):
+                    live_owners[num_live] = s.city_station[space]
+                    num_live += 1
+            open_spaces = s.t.city_size[city] - num_live      # empty spaces and dead stations
+            for i in range(num_live):
+                city_value[live_owners[i]] += open_spaces * left
+    for c in range(NUM_COLOURS):
+        prices[c] = imax(price(s, c), 1)
+    for i in range(NUM_ORDERS):
+        owner = s.owner[i]
+        if owner >= 0:
+            fulfils = True                                       # the hand holds every stone the card needs
+            for c in range(NUM_COLOURS):
+                if s.hands[owner][c] < s.t.order_need[i][c]:
+                    fulfils = False
+            if fulfils:
+                cost = 0
+                for c in range(s.t.order_size[i]):
+                    cost += prices[s.t.order_stones[i][c]]
+                orders[owner] += ORDER_SHARE * s.t.order_points[i] - cost
+            else:
+                orders[owner] -= s.t.order_penalty[i]
+    for p in range(n):
+        held = 0
+        for c in range(NUM_COLOURS):
+            held += s.hands[p][c] * prices[c]
+        out[p] = <double>(s.scores[p] + held) + orders[p] + city_value[p]
+
+
+cdef void evaluate(const GameState* s, double* out) noexcept nogil:
+    """cavum_evaluate: estimated returns (exact returns once the game is over), each player's
+    tanh((own expected points - the best other's) / CAVUM_SCALE)."""
+    cdef double values[MAX_PLAYERS]
+    cdef double best_other
+    cdef int n = s.n, p, q
+    if is_terminal(s):
+        returns(s, out)
+        return
+    expected_points(s, values)
+    for p in range(n):
+        best_other = values[1] if p == 0 else values[0]
+        for q in range(n):
+            if q != p and values[q] > best_other:
+                best_other = values[q]
+        out[p] = tanh((values[p] - best_other) / CAVUM_SCALE)
+
+
+# ------------------------------------------------------------------------------------------------
+# Hidden stones: StateMixin._hands_visible, PositionView.shown_stone_holders and
+# StateMixin.resample_from_infostate (state.py, view.py) in C
+
+cdef int RESAMPLE_TRIES = PY_RESAMPLE_TRIES     # state.RESAMPLE_TRIES: deals drawn before keeping the true one
+
+
+cdef bint hands_visible(const GameState* s) noexcept nogil:
+    """StateMixin._hands_visible: every hand is seen when stones are public, and in the final sale and after."""
+    return not s.t.hidden_stones or s.stage == FINAL_SALE or s.stage == OVER
+
+
+cdef int shown_stone_holders(const GameState* s, int* players, int* colours) noexcept nogil:
+    """(player, colour) pairs everyone knows, into `players` and `colours` (room for two): in a colour sale the
+    bidder and the player to bid hold one of the colour on sale (sorted, no -1); their number."""
+    cdef int colour, first, second, n = 0
+    if s.stage != COLOUR_BID and s.stage != COLOUR_SELL:
+        return 0
+    colour = s.t.colour_order[s.colour_pos]
+    first = imin(s.bidder, s.to_move)
+    second = imax(s.bidder, s.to_move)
+    if first >= 0:
+        players[n] = first
+        colours[n] = colour
+        n += 1
+    if second != first and second >= 0:
+        players[n] = second
+        colours[n] = colour
+        n += 1
+    return n
+
+
+cdef void resample(GameState* s, int player, uint64_t* rng) noexcept nogil:
+    """resample_from_infostate on the position itself: the other players' stones pooled and dealt again at
+    random, each player keeping their count and `player` their hand; deals that break the shown-stone
+    condition (shown_stone_holders, `player`'s own pairs aside) are rejected and drawn again, up to
+    RESAMPLE_TRIES times, after which the true hands stay (as in the Python). Dealing stone after stone
+    without replacement from the pooled colour counts is dealing a uniformly shuffled pool in turn, as the
+    Python does, so the accepted deals have the Python's distribution: uniform over consistent deals of the
+    physical stones. Nothing changes when the hands are visible (hands_visible) or no other stone is held.
+    `player` is a seat (one that is not a seat sees no hand, and every hand is redealt)."""
+    cdef int pool[NUM_COLOURS]
+    cdef int left[NUM_COLOURS]
+    cdef int counts[MAX_PLAYERS]
+    cdef int8_t dealt[MAX_PLAYERS][NUM_COLOURS]
+    cdef int must_players[2]
+    cdef int must_colours[2]
+    cdef int n = s.n, size = 0, remaining, num_must, tries, q, c, k, i, u
+    cdef bint consistent
+    if hands_visible(s):
+        return
+    for c in range(NUM_COLOURS):
+        pool[c] = 0
+    for q in range(n):
+        counts[q] = 0
+        if q == player:
+            continue
+        for c in range(NUM_COLOURS):
+            counts[q] += s.hands[q][c]
+            pool[c] += s.hands[q][c]
+        size += counts[q]
+    if size == 0:
+        return
+    num_must = shown_stone_holders(s, must_players, must_colours)
+    for tries in range(RESAMPLE_TRIES):
+        memcpy(left, pool, sizeof(pool))
+        memset(dealt, 0, sizeof(dealt))
+        remaining = size
+        for q in range(n):
+            if q == player:
+                continue
+            for k in range(counts[q]):
+                u = random_below(rng, remaining)         # the next stone of the shuffled pool
+                c = 0
+                while u >= left[c]:
+                    u -= left[c]
+                    c += 1
+                left[c] -= 1
+                remaining -= 1
+                dealt[q][c] += 1
+        consistent = True
+        for i in range(num_must):
+            if must_players[i] != player and dealt[must_players[i]][must_colours[i]] == 0:
+                consistent = False
+        if consistent:
+            for q in range(n):
+                if q != player:
+                    memcpy(s.hands[q], dealt[q], sizeof(dealt[q]))
+            return
+    # the true deal: only reached if consistent deals are vanishingly rare
+
+
+# ------------------------------------------------------------------------------------------------
+# The engine interface (core/engine.pxd): the functions above on an opaque position, for the compiled
+# searches. A position is a GameState; its `t` points at the Tables of its game (see CoreState.position).
+
+cdef int engine_current_player(const void* s) noexcept nogil:
+    return current_player(<const GameState*>s)
+
+
+cdef int engine_legal_actions(const void* s, int* out) noexcept nogil:
+    return legal_actions(<const GameState*>s, out)
+
+
+cdef int engine_chance_outcomes(const void* s, int* out, double* probabilities) noexcept nogil:
+    """The order cards that can be turned up next, each equally likely (1/n); their number. The one place
+    the probabilities are computed: CoreState.chance_outcomes calls this."""
+    cdef int n = chance_outcomes(<const GameState*>s, out), i
+    for i in range(n):
+        probabilities[i] = 1.0 / n
+    return n
+
+
+cdef void engine_apply_action(void* s, int action) noexcept nogil:
+    apply_action(<GameState*>s, action)
+
+
+cdef void engine_returns(const void* s, double* out) noexcept nogil:
+    returns(<const GameState*>s, out)
+
+
+cdef void engine_evaluate(const void* s, double* out) noexcept nogil:
+    evaluate(<const GameState*>s, out)
+
+
+cdef void engine_resample(void* s, int player, uint64_t* rng) noexcept nogil:
+    resample(<GameState*>s, player, rng)
+
+
+# ------------------------------------------------------------------------------------------------
 # Positions from to_dict() snapshots (from_dict)
 
 cdef int put8(int8_t* out, object values, int size, str name) except -1:
@@ -2077,13 +2304,11 @@ cdef class CoreState(CompiledStateBase):
         return self.s.stage == DRAW
 
     def chance_outcomes(self):
-        """Order cards that can be turned up next, each equally likely."""
+        """Order cards that can be turned up next, each equally likely (the engine interface's function)."""
         cdef int buffer[NUM_ORDERS]
-        cdef int n = chance_outcomes(&self.s, buffer), i
-        if n == 0:
-            return []
-        p = 1.0 / n
-        return [(buffer[i], p) for i in range(n)]
+        cdef double probabilities[NUM_ORDERS]
+        cdef int n = engine_chance_outcomes(&self.s, buffer, probabilities), i
+        return [(buffer[i], probabilities[i]) for i in range(n)]
 
     def legal_actions(self):
         """Sorted ids of the legal actions (chance outcomes at a chance node)."""
@@ -2132,6 +2357,36 @@ cdef class CoreState(CompiledStateBase):
         memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
         (<CoreState>other)._tables = self._tables
         return 0
+
+    # -- the engine interface (core/engine.pxd) -------------------------------------------------------
+
+    cdef Engine engine(self) except *:
+        """The C interface of the Cavum engine, for this game. Like the Python methods it first points the
+        position at the tables of the game's current Config (`check_config`: the Config may have been
+        replaced since the last call), so the C functions play by the rules the API plays by; searches take
+        the engine before the position. `resample` is NULL when stones are public (nothing is hidden)."""
+        cdef Engine e
+        check_config(self)
+        e.name = b"cavum"
+        e.state_size = sizeof(GameState)
+        e.num_players = self.s.n
+        e.max_actions = NUM_ACTIONS
+        e.current_player = engine_current_player
+        e.legal_actions = engine_legal_actions
+        e.chance_outcomes = engine_chance_outcomes
+        e.apply_action = engine_apply_action
+        e.returns = engine_returns
+        e.evaluate = engine_evaluate
+        e.resample = NULL
+        if self.s.t.hidden_stones:
+            e.resample = engine_resample
+        return e
+
+    cdef void* position(self) noexcept:
+        """The C position, `&self.s`. It points at its rules (`s.t`) inside `self._tables`, and so does every
+        memcpy'd copy of it: a search on copies must hold this state (which keeps its GameTables alive)
+        while it plays on them. Take `engine()` first (see there)."""
+        return &self.s
 
     def random_playout(self, seed):
         """Play the rest of the game with uniformly random moves in C on a copy; its final returns."""

@@ -11,6 +11,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 from cavekit.core.compiled_common cimport random_below, seed_generator
+from cavekit.core.engine cimport Engine
 
 from ..api import as_action
 from .actions import (CAVERN_SIDE as PY_CAVERN_SIDE, CONVERT as PY_CONVERT, END_TURN as PY_END_TURN,
@@ -1360,6 +1361,32 @@ cdef Config make_c_config(object config):
     return c
 
 
+# ------------------------------------------------------------------------------------------------
+# The engine interface (core/engine.pxd): the rule functions on an opaque position, for the compiled searches
+
+cdef int engine_current_player(const void* s) noexcept nogil:
+    return current_player(<const GameState*>s)
+
+
+cdef int engine_legal_actions(const void* s, int* out) noexcept nogil:
+    return legal_actions(<const GameState*>s, out)
+
+
+cdef int engine_chance_outcomes(const void* s, int* out, double* probabilities) noexcept nogil:
+    cdef int n = chance_outcomes(<const GameState*>s, out), i
+    for i in range(n):
+        probabilities[i] = 1.0 / n          # every face-down tile or room equally likely
+    return n
+
+
+cdef void engine_apply_action(void* s, int action) noexcept nogil:
+    apply_action(<GameState*>s, action)
+
+
+cdef void engine_returns(const void* s, double* out) noexcept nogil:
+    returns(<const GameState*>s, out)
+
+
 @cython.auto_pickle(False)
 cdef class CoreState(CompiledStateBase):
     """A Cave vs Cave position held in one C struct (`GameState`); the API of `cavekit.core.api.State`.
@@ -1392,11 +1419,9 @@ cdef class CoreState(CompiledStateBase):
     # moves
     def chance_outcomes(self):
         cdef int buffer[32]
-        cdef int n = chance_outcomes(&self.s, buffer), i
-        if n == 0:
-            return []
-        p = 1.0 / n
-        return [(buffer[i], p) for i in range(n)]
+        cdef double probabilities[32]
+        cdef int n = engine_chance_outcomes(&self.s, buffer, probabilities), i
+        return [(buffer[i], probabilities[i]) for i in range(n)]
 
     def legal_actions(self):
         cdef int buffer[NUM_ACTIONS_MAX]
@@ -1438,6 +1463,24 @@ cdef class CoreState(CompiledStateBase):
         """The position for `clone` (history, clone, deepcopy and pickle are CompiledStateBase's)."""
         memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
         return 0
+
+    cdef Engine engine(self) except *:
+        cdef Engine e
+        e.name = b"cvc"
+        e.state_size = sizeof(GameState)
+        e.num_players = self.s.num_players
+        e.max_actions = NUM_ACTIONS_MAX
+        e.current_player = engine_current_player
+        e.legal_actions = engine_legal_actions
+        e.chance_outcomes = engine_chance_outcomes
+        e.apply_action = engine_apply_action
+        e.returns = engine_returns
+        e.evaluate = NULL           # the game's evaluators are the searchers' own (search/), for now
+        e.resample = NULL           # nothing is hidden
+        return e
+
+    cdef void* position(self) noexcept:
+        return &self.s
 
     def random_playout(self, seed):
         """Play the rest of the game with uniformly random moves in C on a copy; its final returns."""

@@ -17,6 +17,7 @@ ctypedef struct Config:
     int8_t setup_cards             # burn_cards + num_players * hand_size + cave_size
     int8_t tie_final_round         # tie_break == "final_round"
     int8_t score_leftover
+    int8_t hands_open              # hand_visibility != "hidden": every hand is seen by everyone
 
 ctypedef struct GameState:
     Config cfg
@@ -49,6 +50,7 @@ cdef void round_points(const GameState* s, int* out) noexcept nogil
 cdef void returns(const GameState* s, double* out) noexcept nogil
 cdef int sample_chance(const GameState* s, uint64_t* rng) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil   # compiled_common's generator
+cdef void resample(GameState* s, int player, uint64_t* rng) noexcept nogil
 
 cdef class CoreState(CompiledStateBase):   # _hist and _game are CompiledStateBase's
     cdef GameState s

@@ -9,6 +9,7 @@ cimport cython
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint64_t
 from cavekit.core.compiled_common cimport random_below, seed_generator
+from cavekit.core.engine cimport Engine
 
 from ..api import CHANCE as PY_CHANCE, as_action
 from .state import StateMixin
@@ -305,6 +306,87 @@ cdef int sample_chance(const GameState* s, uint64_t* rng) noexcept nogil:
     return NUM_RANKS - 1
 
 
+cdef int chance_probabilities(const GameState* s, int* out, double* probabilities) noexcept nogil:
+    """The outcomes of a chance node and their probabilities (a seat uniformly, a rank by the copies left in
+    the deck); their number."""
+    cdef int n = chance_outcomes(s, out), i
+    for i in range(n):
+        probabilities[i] = 1.0 / n if s.first_dealer < 0 else <double>s.deck[out[i]] / s.deck_size
+    return n
+
+
+cdef inline int draw_rank(int8_t* pool, int* size, uint64_t* rng) noexcept nogil:
+    """One card drawn uniformly from `pool` (counts per rank, `size` cards), taken out of it; its rank."""
+    cdef int u = random_below(rng, size[0]), rank
+    for rank in range(NUM_RANKS):
+        u -= pool[rank]
+        if u < 0:
+            break
+    pool[rank] -= 1
+    size[0] -= 1
+    return rank
+
+
+cdef void resample(GameState* s, int player, uint64_t* rng) noexcept nogil:
+    """StateMixin.resample_from_infostate for search, in C: the cards `player` cannot see (the other hands
+    unless hands are open, the burned cards, the deck) pooled and dealt again at random, each hand keeping its
+    size. The unseen cards lie in a uniformly random arrangement given what `player` saw (the argument is in
+    resample_from_infostate's docstring), so this draws a position from the same distribution; earlier rounds
+    are not redrawn, since nothing of them but the public scores bears on the rest of the match."""
+    cdef int8_t pool[NUM_RANKS]
+    cdef int counts[MAX_PLAYERS]
+    cdef int size = 0, burned = 0, q, r, k
+    if is_terminal(s) or s.first_dealer < 0:
+        return
+    for r in range(NUM_RANKS):
+        pool[r] = s.deck[r] + s.burned[r]
+        burned += s.burned[r]
+        s.burned[r] = 0
+    for q in range(s.cfg.num_players):
+        counts[q] = 0
+        if q == player or s.cfg.hands_open:
+            continue
+        for r in range(NUM_RANKS):
+            counts[q] += s.hands[q][r]
+            pool[r] += s.hands[q][r]
+            s.hands[q][r] = 0
+    for r in range(NUM_RANKS):
+        size += pool[r]
+    for k in range(burned):
+        s.burned[draw_rank(pool, &size, rng)] += 1
+    for q in range(s.cfg.num_players):
+        for k in range(counts[q]):
+            s.hands[q][draw_rank(pool, &size, rng)] += 1
+    memcpy(s.deck, pool, sizeof(s.deck))
+
+
+# ------------------------------------------------------------------------------------------------
+# The engine interface (core/engine.pxd): the functions above on an opaque position, for the compiled searches
+
+cdef int engine_current_player(const void* s) noexcept nogil:
+    return current_player(<const GameState*>s)
+
+
+cdef int engine_legal_actions(const void* s, int* out) noexcept nogil:
+    return legal_actions(<const GameState*>s, out)
+
+
+cdef int engine_chance_outcomes(const void* s, int* out, double* probabilities) noexcept nogil:
+    return chance_probabilities(<const GameState*>s, out, probabilities)
+
+
+cdef void engine_apply_action(void* s, int action) noexcept nogil:
+    apply_action(<GameState*>s, action)
+
+
+cdef void engine_returns(const void* s, double* out) noexcept nogil:
+    returns(<const GameState*>s, out)
+
+
+cdef void engine_resample(void* s, int player, uint64_t* rng) noexcept nogil:
+    resample(<GameState*>s, player, rng)
+
+
 cdef int random_playout(GameState* s, uint64_t* rng) noexcept nogil:
     """Play uniformly random legal actions (and chance outcomes by probability) to the end; the steps."""
     cdef int buffer[NUM_RANKS]
@@ -333,6 +415,7 @@ cdef Config make_c_config(object config):
     c.setup_cards = config.setup_cards
     c.tie_final_round = config.tie_break == "final_round"
     c.score_leftover = config.score_leftover
+    c.hands_open = config.hand_visibility != "hidden"
     return c
 
 
@@ -375,13 +458,9 @@ cdef class CoreState(CompiledStateBase):
     # moves
     def chance_outcomes(self):
         cdef int buffer[NUM_RANKS]
-        cdef int n = chance_outcomes(&self.s, buffer), i
-        if n == 0:
-            return []
-        if self.s.first_dealer < 0:
-            return [(buffer[i], 1.0 / n) for i in range(n)]
-        left = self.s.deck_size
-        return [(buffer[i], self.s.deck[buffer[i]] / left) for i in range(n)]
+        cdef double probabilities[NUM_RANKS]
+        cdef int n = chance_probabilities(&self.s, buffer, probabilities), i
+        return [(buffer[i], probabilities[i]) for i in range(n)]
 
     def legal_actions(self):
         cdef int buffer[NUM_RANKS]
@@ -445,6 +524,26 @@ cdef class CoreState(CompiledStateBase):
         memcpy(&(<CoreState>other).s, &self.s, sizeof(GameState))
         (<CoreState>other)._kinds = list(self._kinds)
         return 0
+
+    cdef Engine engine(self) except *:
+        cdef Engine e
+        e.name = b"pairs"
+        e.state_size = sizeof(GameState)
+        e.num_players = self.s.cfg.num_players
+        e.max_actions = NUM_RANKS
+        e.current_player = engine_current_player
+        e.legal_actions = engine_legal_actions
+        e.chance_outcomes = engine_chance_outcomes
+        e.apply_action = engine_apply_action
+        e.returns = engine_returns
+        e.evaluate = NULL
+        e.resample = NULL
+        if not self.s.cfg.hands_open or self.s.cfg.burn_cards > 0:      # something is hidden
+            e.resample = engine_resample
+        return e
+
+    cdef void* position(self) noexcept:
+        return &self.s
 
     def random_playout(self, seed):
         """Play the rest of the match with uniformly random moves in C on a copy; its final returns."""
