@@ -11,9 +11,8 @@ from .expectimax import ExpectimaxAgent    # registers "expectimax"
 from .greedy import GreedyAgent            # registers "greedy"
 from .turn_search import TurnSearch
 
-# the compiled searches over the engine interface (core/engine.pxd), for every compiled engine
-import_agent_modules(["cavekit.search.compiled_mcts"])
-import_agent_modules(module for spec in game_specs() for module in spec.agents)
+# the compiled searches over the engine interface (core/engine.pxd, every compiled engine), then each game's own
+import_agent_modules(["cavekit.search.compiled_mcts", *(module for spec in game_specs() for module in spec.agents)])
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "ExpectimaxAgent", "TurnSearch", "agent_names", "game_presets",
            "make_agent", "register_agent", "resolve_preset"]

@@ -38,9 +38,12 @@ SPEC = GameSpec(
     presets=(
         Preset("easy", "cavum_heuristic"),
         Preset("medium", "mcts:iterations=100,rollout=none"),
-        Preset("hard", "mcts:iterations=500,rollout=none", cost="5-7 CPU-s a two-player game (2026-11-30)",
-               strength="77.5% [71.2, 82.7] against cavum_heuristic over 200 two-player games "
-                        "(results/cavum_strength, before issue 19's rule corrections)"),
-        Preset("strongest", "mcts:iterations=2000,rollout=none"),
+        Preset("hard", "compiled_mcts:iterations=17500,rollout=none",
+               cost="5.3 CPU-s a two-player game, heuristic opponent included (2026-12-07)",
+               strength="99.0% [96.4, 99.7] against cavum_heuristic over 200 two-player games: cavekit match cavum "
+                        "--agents compiled_mcts:iterations=17500,rollout=none cavum_heuristic --games 200 --seed 0 "
+                        "(results/compiled_search_strength; the Python mcts:iterations=500,rollout=none at 4.8 "
+                        "CPU-s a game scored 83.5% [77.7, 88.0] on the same deals)"),
+        Preset("strongest", "compiled_mcts:iterations=70000,rollout=none"),
     ),
 )

@@ -42,9 +42,12 @@ SPEC = GameSpec(
         Preset("easy", "pairs_heuristic", cost="under 0.01 s a match",
                strength="86.2% [80.8, 90.3] against random over 200 matches (results/pairs_strength, before deals)"),
         Preset("medium", "mcts:iterations=200,c=0.7"),
-        Preset("hard", "mcts:iterations=1000,c=0.7", cost="about 0.7 CPU-s a match (2026-12-01)",
-               strength="60.3% [53.3, 66.8] against pairs_heuristic over 200 matches on deals: cavekit match pairs "
-                        "--agents mcts:iterations=1000,c=0.7 pairs_heuristic --games 200 --seed 0"),
-        Preset("strongest", "mcts:iterations=4000,c=0.7"),
+        Preset("hard", "compiled_mcts:iterations=32000,c=0.7",
+               cost="0.85 CPU-s a match, heuristic opponent included (2026-12-07)",
+               strength="70.0% [63.3, 75.9] against pairs_heuristic over 200 matches on deals: cavekit match pairs "
+                        "--agents compiled_mcts:iterations=32000,c=0.7 pairs_heuristic --games 200 --seed 0 "
+                        "(results/compiled_search_strength; the Python mcts:iterations=1000,c=0.7 at 1.26 CPU-s a "
+                        "match scored 60.2% [53.3, 66.8] on the same deals)"),
+        Preset("strongest", "compiled_mcts:iterations=128000,c=0.7"),
     ),
 )
