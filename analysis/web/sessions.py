@@ -12,7 +12,11 @@ chance outcomes and moves the seat cannot tell apart are hidden, and the scores 
 depends on another seat's hidden cards or on the deal (tests check it by comparing the view of a position
 with the view of positions resampled from the seat's information).
 
-`SessionStore` keeps at most `max_games` sessions and forgets a session idle for `idle_seconds`.
+`SessionStore` keeps at most `max_games` sessions and forgets a session idle for `idle_seconds`; when it is
+full, a new game takes the place of the least recently used finished or idle one rather than being refused.
+
+An undo (`GameSession.undo`) takes back only the asking seat's own moves and the AI's replies, never past what
+the seat has since seen of the deal or of a hidden hand, and the AI then searches with a fresh random stream.
 """
 from __future__ import annotations
 
