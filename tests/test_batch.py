@@ -283,7 +283,10 @@ def read_until_games_shown(process: subprocess.Popen, games: int, total: int) ->
     return seen
 
 
-@pytest.mark.parametrize("jobs, ctrl_c", [("2", os.killpg), ("2", os.kill), ("1", os.killpg)],
+# (the default run keeps the usual case; the other two ways of interrupting are long runs, behind -m slow)
+@pytest.mark.parametrize("jobs, ctrl_c", [("2", os.killpg),
+                                          pytest.param("2", os.kill, marks=pytest.mark.slow),
+                                          pytest.param("1", os.killpg, marks=pytest.mark.slow)],
                          ids=["2 jobs, Ctrl-C", "2 jobs, kill -INT of the command alone", "1 job, Ctrl-C"])
 def test_an_interrupted_match_keeps_every_finished_game_and_resumes_to_the_same_games(uninterrupted, tmp_path,
                                                                                       jobs, ctrl_c):

@@ -31,7 +31,8 @@ def positions(game, count: int, seed: int = 0):
 
 @pytest.mark.parametrize("name, params, options, count", [
     ("pairs", {"players": 2}, "c=0.7", 14),
-    ("cavum", {"players": 2}, "rollout=none", 40),      # (most Cavum decisions have no clear best at this budget)
+    # (most Cavum decisions have no clear best at this budget, so it takes 40 Python searches: a long run)
+    pytest.param("cavum", {"players": 2}, "rollout=none", 40, marks=pytest.mark.slow),
 ])
 def test_where_one_move_is_clearly_best_both_searches_choose_it(name, params, options, count):
     game = load_game(name, engine="compiled", **params)
