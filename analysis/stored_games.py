@@ -57,24 +57,19 @@ def check_loaded(folder: str | Path, manifest: dict[str, Any], games: pd.DataFra
     """Refuse loaded tables with a null where every game (or decision) has a value: a ResultsError naming the
     chunk file, the game and the column."""
     folder = Path(folder)
-    found = _first_null(games, required_game_columns(manifest))
-    if found is not None:
+    tables = [(games, required_game_columns(manifest), "game_rows", "games_file", "game {}", "row {}", "game")]
+    if decisions is not None:
+        tables.append((decisions, required_decision_columns(), "decision_rows", "decisions_file",
+                       "a decision of game {}", "decision row {}", "decision"))
+    for table, columns, rows_key, file_key, named, numbered, kind in tables:
+        found = _first_null(table, columns)
+        if found is None:
+            continue
         position, column = found
-        chunk = _chunk_of_row(manifest, position, "game_rows", "games_file")
-        game = games["game"].iat[position]
-        which = f"game {int(game)}" if column != "game" else f"row {position}"
-        raise ResultsError(folder / chunk, f"{which} has no {column} (null), which every stored game has: the "
+        chunk = _chunk_of_row(manifest, position, rows_key, file_key)
+        which = named.format(int(table["game"].iat[position])) if column != "game" else numbered.format(position)
+        raise ResultsError(folder / chunk, f"{which} has no {column} (null), which every stored {kind} has: the "
                                            "chunk is damaged")
-    if decisions is None:
-        return
-    found = _first_null(decisions, required_decision_columns())
-    if found is not None:
-        position, column = found
-        chunk = _chunk_of_row(manifest, position, "decision_rows", "decisions_file")
-        game = decisions["game"].iat[position]
-        which = f"a decision of game {int(game)}" if column != "game" else f"decision row {position}"
-        raise ResultsError(folder / chunk, f"{which} has no {column} (null), which every stored decision has: "
-                                           "the chunk is damaged")
 
 
 def as_whole(value: Any) -> int | None:
