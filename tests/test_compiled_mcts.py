@@ -104,3 +104,16 @@ def test_a_time_budget_runs_until_it_is_spent():
 def test_options_it_cannot_honour_are_refused(spec, game_engine, words):
     with pytest.raises(ConfigError, match=words):
         make_agent(spec, load_game("pairs", engine=game_engine), seed=0)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["pairs", "--search", "--positions", "0"], "at least 1"),
+    (["batch", "--search"], "compiled engine"),
+])
+def test_the_search_benchmark_refuses_what_it_cannot_run_in_one_line(args, words):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "cavekit", "bench", *args], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -23,6 +23,8 @@ def run(args: argparse.Namespace) -> int:
         if args.game == BATCH or "compiled" not in spec.engines:
             raise CavekitError(f"cavekit bench {args.game} --search: the compiled search needs a game with a "
                                "compiled engine")
+        if args.iterations < 1 or args.positions < 1:
+            raise CavekitError(f"cavekit bench {args.game} --search: --iterations and --positions must be at least 1")
         result = bench.bench_search(spec.name, players=args.players, iterations=args.iterations,
                                     positions=args.positions, seed=args.seed, options=args.options)
         text = bench.format_bench_search(result)
